@@ -1,0 +1,56 @@
+//! A last-resort handler for `SIGBUS` and `SIGSEGV`.
+//!
+//! Reading a memory-mapped file that another process truncated raises
+//! `SIGBUS`. The binary maps transcripts because that is what keeps the
+//! final-text query flat, so it installs this handler first: instead of
+//! dying with a signal, the process writes a fixed message to stderr (if it
+//! has one) and exits with a fixed status.
+//!
+//! Only async-signal-safe calls happen in the handler: `write(2)` of bytes
+//! prepared before the handler was installed, and `_exit(2)`.
+
+use std::sync::OnceLock;
+
+/// What the handler does when it fires.
+struct OnFault {
+    message: Vec<u8>,
+    status: i32,
+}
+
+static ON_FAULT: OnceLock<OnFault> = OnceLock::new();
+
+extern "C" fn on_fault(_signal: libc::c_int) {
+    // SAFETY: `ON_FAULT` is set before the handler is installed and never
+    // changed after, so `get` is a plain atomic load; `write` and `_exit`
+    // are async-signal-safe.
+    unsafe {
+        if let Some(f) = ON_FAULT.get() {
+            if !f.message.is_empty() {
+                libc::write(2, f.message.as_ptr().cast(), f.message.len());
+            }
+            libc::_exit(f.status);
+        }
+        libc::_exit(2);
+    }
+}
+
+/// Install the handler for `SIGBUS` and `SIGSEGV`: on either, write
+/// `message` to stderr (nothing if empty) and exit with `status`.
+///
+/// Only the first call's message and status take effect.
+pub fn install(message: &str, status: i32) {
+    let _ =
+        ON_FAULT.set(OnFault { message: message.as_bytes().to_vec(), status });
+    // SAFETY: a zeroed `sigaction` is a valid value for the C struct; we
+    // set the handler and an empty mask before passing it to `sigaction`,
+    // and the handler only makes async-signal-safe calls.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction =
+            on_fault as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        for signal in [libc::SIGBUS, libc::SIGSEGV] {
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}

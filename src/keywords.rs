@@ -1,0 +1,315 @@
+//! Keyword matching with Aho-Corasick: which keywords matched, and where.
+//!
+//! The gates ask questions like "does the final text hold an audit
+//! marker?". Answering with one automaton over all keywords costs one pass
+//! over the text however many keywords there are, and reporting *which*
+//! keywords matched lets users see why a gate fired.
+//!
+//! The automaton always uses [`MatchKind::LeftmostFirst`]. The
+//! aho-corasick default, `Standard`, cannot use the packed SIMD prefilter
+//! (Teddy) and is about ten times slower on a handful of patterns. With
+//! leftmost-first semantics, when two keywords match at the same position,
+//! the one added first wins, so add longer, more specific keywords before
+//! the shorter ones they contain.
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+
+use crate::error::Error;
+
+/// The seed's seven Japanese audit markers.
+///
+/// `セルフ監査` comes before `監査`, which it contains, so that a match
+/// reports the longer, more specific marker.
+pub const AUDIT_MARKERS_JA: &[&str] = &[
+    "セルフ監査",
+    "監査",
+    "潰した",
+    "既に堅牢",
+    "あえて見送り",
+    "三層",
+    "予測できる不具合",
+];
+
+/// English equivalents of the audit markers.
+///
+/// Match them case-insensitively: see
+/// [`KeywordSetBuilder::ascii_case_insensitive`].
+pub const AUDIT_MARKERS_EN: &[&str] = &[
+    "self-audit",
+    "self audit",
+    "audit:",
+    "audited",
+    "killed it:",
+    "already robust",
+    "deliberately deferred",
+    "deliberately skipped",
+    "three layers",
+    "three-layer",
+    "predictable failure",
+    "foreseeable bug",
+];
+
+/// Korean equivalents of the audit markers.
+pub const AUDIT_MARKERS_KO: &[&str] = &[
+    "셀프 감사",
+    "자체 감사",
+    "감사:",
+    "감사 결과",
+    "잡았다",
+    "이미 견고",
+    "의도적으로 보류",
+    "삼중",
+    "예측 가능한 결함",
+];
+
+/// A set of keywords compiled into one Aho-Corasick automaton.
+///
+/// Cloning is cheap-ish (the automaton is reference counted), and the set
+/// is `Send + Sync`, so one set can serve every thread of a scan.
+///
+/// # Example
+///
+/// ```
+/// use stopgate::KeywordSet;
+///
+/// let set = KeywordSet::builder()
+///     .ascii_case_insensitive(true)
+///     .build(["audit:", "verified"])
+///     .unwrap();
+/// let found: Vec<&str> = set.find_iter("Audit: VERIFIED by a test").map(|m| set.keyword(m)).collect();
+/// assert_eq!(found, vec!["audit:", "verified"]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct KeywordSet {
+    automaton: AhoCorasick,
+    keywords: Vec<String>,
+}
+
+/// A keyword found in a text.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub struct KeywordMatch {
+    keyword: usize,
+    start: usize,
+    end: usize,
+}
+
+impl KeywordMatch {
+    /// The index of the keyword, in the order the set was built with.
+    pub fn keyword_index(&self) -> usize {
+        self.keyword
+    }
+
+    /// The byte offset where the match starts.
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// The byte offset just past the match.
+    pub fn end(&self) -> usize {
+        self.end
+    }
+}
+
+impl KeywordSet {
+    /// Build a case-sensitive set from `keywords`.
+    ///
+    /// # Errors
+    ///
+    /// When a keyword is empty (it would match everywhere), or the set is
+    /// too big for an automaton.
+    pub fn new<I, S>(keywords: I) -> Result<KeywordSet, Error>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        KeywordSetBuilder::new().build(keywords)
+    }
+
+    /// A builder, for options such as ASCII case insensitivity.
+    pub fn builder() -> KeywordSetBuilder {
+        KeywordSetBuilder::new()
+    }
+
+    /// Whether any keyword occurs in `text`.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.automaton.is_match(text)
+    }
+
+    /// The first match in `text`, leftmost-first.
+    pub fn find(&self, text: &str) -> Option<KeywordMatch> {
+        self.automaton.find(text).map(KeywordMatch::from)
+    }
+
+    /// Every non-overlapping match in `text`, leftmost-first.
+    pub fn find_iter<'s, 'h>(
+        &'s self,
+        text: &'h str,
+    ) -> impl Iterator<Item = KeywordMatch> + use<'s, 'h> {
+        self.automaton.find_iter(text).map(KeywordMatch::from)
+    }
+
+    /// The distinct keywords that occur in `text`, in the order of their
+    /// first occurrence.
+    pub fn matched<'s>(&'s self, text: &str) -> Vec<&'s str> {
+        let mut seen = vec![false; self.keywords.len()];
+        let mut out = vec![];
+        for m in self.find_iter(text) {
+            if !std::mem::replace(&mut seen[m.keyword], true) {
+                out.push(self.keywords[m.keyword].as_str());
+            }
+        }
+        out
+    }
+
+    /// The keyword a match found.
+    ///
+    /// # Panics
+    ///
+    /// When `m` came from another set with more keywords.
+    pub fn keyword(&self, m: KeywordMatch) -> &str {
+        &self.keywords[m.keyword]
+    }
+
+    /// The keywords, in the order the set was built with.
+    pub fn keywords(&self) -> &[String] {
+        &self.keywords
+    }
+
+    /// How many keywords the set holds.
+    pub fn len(&self) -> usize {
+        self.keywords.len()
+    }
+
+    /// Whether the set holds no keyword (and so never matches).
+    pub fn is_empty(&self) -> bool {
+        self.keywords.is_empty()
+    }
+}
+
+impl From<aho_corasick::Match> for KeywordMatch {
+    fn from(m: aho_corasick::Match) -> KeywordMatch {
+        KeywordMatch {
+            keyword: m.pattern().as_usize(),
+            start: m.start(),
+            end: m.end(),
+        }
+    }
+}
+
+/// Builds a [`KeywordSet`].
+///
+/// # Quick advice
+///
+/// For English keywords, turn on [`ascii_case_insensitive`]: agents write
+/// "Audit:" as often as "audit:". It folds only ASCII letters, so Japanese
+/// and Korean keywords are unaffected.
+///
+/// [`ascii_case_insensitive`]: KeywordSetBuilder::ascii_case_insensitive
+#[derive(Clone, Debug, Default)]
+pub struct KeywordSetBuilder {
+    ascii_case_insensitive: bool,
+}
+
+impl KeywordSetBuilder {
+    /// A builder with default options: case-sensitive.
+    pub fn new() -> KeywordSetBuilder {
+        KeywordSetBuilder::default()
+    }
+
+    /// Fold ASCII letters when matching.
+    pub fn ascii_case_insensitive(
+        &mut self,
+        yes: bool,
+    ) -> &mut KeywordSetBuilder {
+        self.ascii_case_insensitive = yes;
+        self
+    }
+
+    /// Build a set from `keywords`. The builder can be reused.
+    ///
+    /// # Errors
+    ///
+    /// When a keyword is empty, or the set is too big for an automaton.
+    pub fn build<I, S>(&self, keywords: I) -> Result<KeywordSet, Error>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let keywords: Vec<String> =
+            keywords.into_iter().map(|k| k.as_ref().to_string()).collect();
+        if let Some(i) = keywords.iter().position(|k| k.is_empty()) {
+            return Err(Error::empty_keyword(i));
+        }
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostFirst)
+            .ascii_case_insensitive(self.ascii_case_insensitive)
+            // A few dozen short keywords: a DFA is small and fastest.
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&keywords)
+            .map_err(Error::keywords)?;
+        Ok(KeywordSet { automaton, keywords })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<
+        T: Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe,
+    >() {
+    }
+
+    #[test]
+    fn oibits() {
+        assert_send_sync::<KeywordSet>();
+        assert_send_sync::<KeywordSetBuilder>();
+    }
+
+    #[test]
+    fn presets_build_and_match() {
+        let ja = KeywordSet::new(AUDIT_MARKERS_JA).unwrap();
+        assert_eq!(
+            ja.matched("セルフ監査: 境界を潰した"),
+            vec!["セルフ監査", "潰した"]
+        );
+        let en = KeywordSet::builder()
+            .ascii_case_insensitive(true)
+            .build(AUDIT_MARKERS_EN)
+            .unwrap();
+        assert_eq!(
+            en.matched("Self-audit done; Already robust."),
+            vec!["self-audit", "already robust"]
+        );
+        let ko = KeywordSet::new(AUDIT_MARKERS_KO).unwrap();
+        assert!(ko.is_match("셀프 감사: 경계 조건 확인"));
+    }
+
+    #[test]
+    fn reports_positions() {
+        let set = KeywordSet::new(["ab", "b"]).unwrap();
+        let ms: Vec<_> = set.find_iter("xab b").collect();
+        assert_eq!(ms.len(), 2);
+        assert_eq!(
+            (ms[0].keyword_index(), ms[0].start(), ms[0].end()),
+            (0, 1, 3)
+        );
+        assert_eq!(
+            (ms[1].keyword_index(), ms[1].start(), ms[1].end()),
+            (1, 4, 5)
+        );
+    }
+
+    #[test]
+    fn empty_keyword_is_an_error() {
+        let err = KeywordSet::new(["a", ""]).unwrap_err();
+        assert!(err.to_string().contains("keyword 1 is empty"));
+    }
+
+    #[test]
+    fn empty_set_never_matches() {
+        let set = KeywordSet::new(Vec::<String>::new()).unwrap();
+        assert!(!set.is_match("anything"));
+        assert!(set.is_empty());
+    }
+}

@@ -1,0 +1,73 @@
+/*!
+stopgate reads coding-agent transcripts fast and enforces "done" discipline
+at the agent's Stop hook.
+
+This library is the scanner core under the `stopgate` binary. It reads
+Claude Code transcript files (JSON Lines) and answers the questions a Stop
+hook asks, touching only the bytes each answer needs:
+
+* [`Transcript::final_assistant_text`]: what did the agent say last?
+* [`Transcript::entrypoint`]: is a human in this session, or is it `sdk-cli`?
+* [`Transcript::current_turn`]: what did the agent do since the human spoke?
+* [`KeywordSet`]: which of these keywords does a text hold, and where?
+
+# Example: the last thing the agent said
+
+```no_run
+use stopgate::Transcript;
+
+# fn main() -> Result<(), stopgate::Error> {
+let path = "/home/me/.claude/projects/p/session.jsonl";
+// SAFETY: nothing truncates the transcript while we read it; if something
+// did, the process would receive SIGBUS.
+let transcript = unsafe { Transcript::open_mmap(path)? };
+if let Some(last) = transcript.final_assistant_text() {
+    println!("{}", last.text());
+}
+# Ok(()) }
+```
+
+# Example: matching audit markers
+
+```
+use stopgate::{keywords, KeywordSet, Transcript};
+
+let jsonl = br#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"監査: 境界を潰した"}]}}
+"#;
+let t = Transcript::from_bytes(jsonl.to_vec());
+let text = t.final_assistant_text().unwrap();
+let markers = KeywordSet::new(keywords::AUDIT_MARKERS_JA).unwrap();
+assert_eq!(markers.matched(text.text()), vec!["監査", "潰した"]);
+```
+
+# Why it is fast
+
+A transcript grows for hours and reaches hundreds of megabytes, yet a Stop
+hook runs on every turn. So the queries never read the file forward: they
+walk lines backwards from the end with `memrchr`, skip lines that cannot
+matter with a substring prefilter, and parse only the few lines that can
+with simd-json. On a memory-mapped file, the final text of a 1 GB session
+costs what that of a 1 KB session does.
+
+# Robustness
+
+The transcript format is internal to Claude Code and changes between
+versions. Every field is optional, unknown fields and record types are
+skipped, a field of an unexpected type reads as absent, and a corrupt line
+(invalid JSON or invalid UTF-8) is skipped and counted, never an error and
+never a panic. An unfinished last line is ignored unless it is already a
+complete JSON object.
+*/
+
+#![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(rustdoc::broken_intra_doc_links)]
+#![warn(missing_debug_implementations)]
+
+mod error;
+pub mod keywords;
+pub mod transcript;
+
+pub use crate::error::Error;
+pub use crate::keywords::{KeywordMatch, KeywordSet, KeywordSetBuilder};
+pub use crate::transcript::{FinalMessage, FinalText, Transcript, Turn};

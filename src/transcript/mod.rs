@@ -1,0 +1,30 @@
+//! The scanner core: bytes, lines, records and the current turn.
+//!
+//! Each layer is one file, and data flows one way through them:
+//!
+//! * [`source`](Transcript): a transcript's bytes, memory-mapped or read;
+//! * [`Lines`] / [`RevLines`]: line iteration with the truncated-tail rule;
+//! * [`Record`]: a lenient, borrowed, lazily parsed view of one line;
+//! * the queries ([`Transcript::final_assistant_text`],
+//!   [`Transcript::entrypoint`]) and the [`Turn`].
+//!
+//! Nothing here knows about hooks, settings files or the command line, so
+//! another tool can link this module alone.
+
+mod lines;
+mod query;
+mod record;
+mod source;
+mod turn;
+
+pub use self::lines::{Line, Lines, RevLines};
+pub use self::query::{
+    FinalMessage, FinalText, ENTRYPOINT_HEAD_BYTES, ENTRYPOINT_LINES,
+    ENTRYPOINT_MAX_LINE,
+};
+pub use self::record::{
+    Block, Content, Message, ParseError, Record, RecordParser, RecordType,
+    ToolResult, ToolUse,
+};
+pub use self::source::Transcript;
+pub use self::turn::{is_real_prompt, Prompt, ToolCall, Turn};

@@ -1,0 +1,373 @@
+//! Queries that read only the bytes they need.
+//!
+//! Every query here walks lines from one end of the transcript and stops
+//! as soon as it has its answer, so its cost depends on where the answer
+//! lies, not on the size of the file. Two things keep the walk cheap:
+//!
+//! * a substring *prefilter* skips lines that cannot matter without
+//!   parsing them (a `progress` line is about 70% of a real transcript);
+//! * one [`RecordParser`] is reused, so its arena and simd-json's buffers
+//!   are allocated once.
+//!
+//! The prefilters are sound: a line whose `type` is `"assistant"` must
+//! hold the bytes `assistant`, or a `\u` escape spelling them.
+
+use std::ops::ControlFlow;
+
+use memchr::memmem;
+
+use super::lines::{Line, Lines, RevLines};
+use super::record::{Block, Content, Record, RecordParser, RecordType};
+use super::source::Transcript;
+
+/// How many lines that are not bookkeeping the entrypoint head-scan reads.
+pub const ENTRYPOINT_LINES: usize = 15;
+
+/// The head-scan never looks past this many bytes of the file.
+pub const ENTRYPOINT_HEAD_BYTES: usize = 1 << 20;
+
+/// Lines longer than this are not parsed by the head-scan: a huge first
+/// line must cost nothing. They still count towards
+/// [`ENTRYPOINT_LINES`].
+pub const ENTRYPOINT_MAX_LINE: usize = 64 << 10;
+
+/// The last assistant text block of a transcript's main chain.
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct FinalText {
+    text: String,
+    message_id: Option<String>,
+    offset: u64,
+    skipped_corrupt: usize,
+}
+
+impl FinalText {
+    /// The text itself.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The `message.id` of the response it belongs to.
+    pub fn message_id(&self) -> Option<&str> {
+        self.message_id.as_deref()
+    }
+
+    /// The file offset of the line that holds it.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// How many corrupt lines the query passed over while looking.
+    ///
+    /// This counts only lines the query examined, not the whole file:
+    /// counting the whole file would cost reading it.
+    pub fn skipped_corrupt(&self) -> usize {
+        self.skipped_corrupt
+    }
+
+    /// The text, taken out.
+    pub fn into_text(self) -> String {
+        self.text
+    }
+}
+
+/// Every text block of the last assistant response of the main chain.
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct FinalMessage {
+    blocks: Vec<String>,
+    message_id: Option<String>,
+    offset: u64,
+    skipped_corrupt: usize,
+}
+
+impl FinalMessage {
+    /// The text blocks that share the last `message.id`, in order.
+    pub fn blocks(&self) -> &[String] {
+        &self.blocks
+    }
+
+    /// The blocks joined by blank lines.
+    pub fn text(&self) -> String {
+        self.blocks.join("\n\n")
+    }
+
+    /// The shared `message.id`, if the lines carry one.
+    pub fn message_id(&self) -> Option<&str> {
+        self.message_id.as_deref()
+    }
+
+    /// The file offset of the line that holds the last block.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// How many corrupt lines the query passed over while looking.
+    pub fn skipped_corrupt(&self) -> usize {
+        self.skipped_corrupt
+    }
+}
+
+impl Transcript {
+    /// The last `text` block of the main chain.
+    ///
+    /// Sidechain (subagent) lines are skipped, and so are the records that
+    /// trail the last assistant line (`progress`, `system`, `attachment`,
+    /// …). Text blocks that hold only whitespace are passed over. `None`
+    /// means the transcript holds no assistant text.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use stopgate::Transcript;
+    ///
+    /// let jsonl = concat!(
+    ///     r#"{"type":"user","message":{"role":"user","content":"fix it"}}"#, "\n",
+    ///     r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"Done."}]}}"#, "\n",
+    ///     r#"{"type":"system","subtype":"turn_duration"}"#, "\n",
+    /// );
+    /// let t = Transcript::from_bytes(jsonl.as_bytes().to_vec());
+    /// let last = t.final_assistant_text().unwrap();
+    /// assert_eq!(last.text(), "Done.");
+    /// assert_eq!(last.message_id(), Some("m1"));
+    /// ```
+    pub fn final_assistant_text(&self) -> Option<FinalText> {
+        let base = self.base_offset();
+        let mut parser = RecordParser::new();
+        let mut found = None;
+        let corrupt = walk_rev(
+            self.as_bytes(),
+            &mut parser,
+            might_be_assistant,
+            |line, rec| match last_text_of(rec) {
+                Some(text) => {
+                    found = Some((
+                        text.to_string(),
+                        message_id(rec),
+                        line.offset(),
+                    ));
+                    ControlFlow::Break(())
+                }
+                None => ControlFlow::Continue(()),
+            },
+        );
+        let (text, message_id, offset) = found?;
+        Some(FinalText {
+            text,
+            message_id,
+            offset: base + offset as u64,
+            skipped_corrupt: corrupt,
+        })
+    }
+
+    /// Every text block of the last assistant response of the main chain.
+    ///
+    /// The response is the one [`Transcript::final_assistant_text`] finds;
+    /// its blocks are the text blocks of main-chain assistant lines that
+    /// share its `message.id`, in file order.
+    pub fn final_message(&self) -> Option<FinalMessage> {
+        let base = self.base_offset();
+        let mut parser = RecordParser::new();
+        let mut state: Option<FinalMessage> = None;
+        let corrupt = walk_rev(
+            self.as_bytes(),
+            &mut parser,
+            might_be_chat,
+            |line, rec| {
+                if rec.is_sidechain() {
+                    return ControlFlow::Continue(());
+                }
+                match (&mut state, rec.record_type()) {
+                    (None, RecordType::Assistant) => {
+                        let Some(last) = last_text_index(rec) else {
+                            return ControlFlow::Continue(());
+                        };
+                        let blocks = texts_of(rec, last + 1);
+                        let message_id = message_id(rec);
+                        let done = message_id.is_none();
+                        state = Some(FinalMessage {
+                            blocks,
+                            message_id,
+                            offset: base + line.offset() as u64,
+                            skipped_corrupt: 0,
+                        });
+                        if done {
+                            ControlFlow::Break(())
+                        } else {
+                            ControlFlow::Continue(())
+                        }
+                    }
+                    (Some(msg), RecordType::Assistant)
+                        if msg.message_id.as_deref()
+                            == message_id_ref(rec) =>
+                    {
+                        let mut earlier = texts_of(rec, usize::MAX);
+                        earlier.append(&mut msg.blocks);
+                        msg.blocks = earlier;
+                        ControlFlow::Continue(())
+                    }
+                    (Some(_), RecordType::Assistant | RecordType::User) => {
+                        ControlFlow::Break(())
+                    }
+                    _ => ControlFlow::Continue(()),
+                }
+            },
+        );
+        let mut msg = state?;
+        msg.skipped_corrupt = corrupt;
+        Some(msg)
+    }
+
+    /// The session's `entrypoint`, such as `cli` or `sdk-cli`.
+    ///
+    /// It is read from the first [`ENTRYPOINT_LINES`] lines that are not
+    /// bookkeeping, within the first [`ENTRYPOINT_HEAD_BYTES`] bytes; lines
+    /// longer than [`ENTRYPOINT_MAX_LINE`] are not parsed. Any line in that
+    /// range that carries the field answers, `progress` lines included.
+    /// Older transcripts have no entrypoint at all, and a
+    /// [`Transcript::read_tail`] window without the file's head answers
+    /// `None`.
+    pub fn entrypoint(&self) -> Option<String> {
+        if !self.has_head() {
+            return None;
+        }
+        entrypoint_in_head(self.as_bytes())
+    }
+}
+
+/// The entrypoint from the head of a transcript's bytes.
+///
+/// See [`Transcript::entrypoint`] for the rules.
+pub(crate) fn entrypoint_in_head(whole: &[u8]) -> Option<String> {
+    let head = &whole[..whole.len().min(ENTRYPOINT_HEAD_BYTES)];
+    let mut parser = RecordParser::new();
+    let mut counted = 0;
+    for line in Lines::new(head) {
+        if counted >= ENTRYPOINT_LINES {
+            break;
+        }
+        let bytes = line.as_bytes();
+        // A line cut by the byte bound is not a whole line.
+        let cut = !line.is_terminated() && head.len() < whole.len();
+        if line.is_empty() || cut {
+            continue;
+        }
+        if bytes.len() > ENTRYPOINT_MAX_LINE {
+            counted += 1;
+            continue;
+        }
+        parser.reset();
+        let Ok(rec) = parser.parse(bytes) else { continue };
+        if matches!(
+            rec.record_type(),
+            RecordType::Bookkeeping | RecordType::Unknown
+        ) {
+            continue;
+        }
+        counted += 1;
+        if let Some(e) = rec.entrypoint() {
+            return Some(e.to_string());
+        }
+    }
+    None
+}
+
+/// Walk the lines of `bytes` from the last, parsing those that pass
+/// `wanted`, and hand each record to `visit` until it breaks.
+///
+/// Returns the number of corrupt lines passed over. An unterminated last
+/// line that does not parse is a line still being written: it is skipped
+/// silently, per the truncated-tail rule. Empty lines are skipped
+/// silently too.
+pub(crate) fn walk_rev(
+    bytes: &[u8],
+    parser: &mut RecordParser,
+    wanted: impl Fn(&[u8]) -> bool,
+    mut visit: impl FnMut(Line<'_>, &Record<'_>) -> ControlFlow<()>,
+) -> usize {
+    let mut corrupt = 0;
+    for line in RevLines::new(bytes) {
+        if line.is_empty() || !wanted(line.as_bytes()) {
+            continue;
+        }
+        parser.reset();
+        match parser.parse(line.as_bytes()) {
+            Ok(rec) => {
+                if visit(line, &rec).is_break() {
+                    break;
+                }
+            }
+            Err(_) if line.is_terminated() => corrupt += 1,
+            Err(_) => {}
+        }
+    }
+    corrupt
+}
+
+/// Whether a line may be an assistant record.
+pub(crate) fn might_be_assistant(line: &[u8]) -> bool {
+    memmem::find(line, b"assistant").is_some()
+        || memmem::find(line, b"\\u").is_some()
+}
+
+/// Whether a line may be a user or an assistant record.
+pub(crate) fn might_be_chat(line: &[u8]) -> bool {
+    memmem::find(line, b"assistant").is_some()
+        || memmem::find(line, b"user").is_some()
+        || memmem::find(line, b"\\u").is_some()
+}
+
+/// The last non-blank text of a main-chain assistant record.
+pub(crate) fn last_text_of<'a>(rec: &Record<'a>) -> Option<&'a str> {
+    if rec.record_type() != RecordType::Assistant || rec.is_sidechain() {
+        return None;
+    }
+    match rec.content() {
+        Content::Text(t) => Some(*t).filter(|t| !is_blank(t)),
+        Content::Blocks(blocks) => blocks.iter().rev().find_map(|b| match b {
+            Block::Text(t) if !is_blank(t) => Some(*t),
+            _ => None,
+        }),
+        Content::Absent => None,
+    }
+}
+
+fn last_text_index(rec: &Record<'_>) -> Option<usize> {
+    if rec.record_type() != RecordType::Assistant || rec.is_sidechain() {
+        return None;
+    }
+    match rec.content() {
+        Content::Text(t) => Some(0).filter(|_| !is_blank(t)),
+        Content::Blocks(blocks) => blocks
+            .iter()
+            .rposition(|b| matches!(b, Block::Text(t) if !is_blank(t))),
+        Content::Absent => None,
+    }
+}
+
+/// The non-blank texts among the first `upto` blocks of a record.
+fn texts_of(rec: &Record<'_>, upto: usize) -> Vec<String> {
+    match rec.content() {
+        Content::Text(t) if !is_blank(t) => vec![t.to_string()],
+        Content::Blocks(blocks) => blocks
+            .iter()
+            .take(upto)
+            .filter_map(|b| match b {
+                Block::Text(t) if !is_blank(t) => Some(t.to_string()),
+                _ => None,
+            })
+            .collect(),
+        _ => vec![],
+    }
+}
+
+fn message_id(rec: &Record<'_>) -> Option<String> {
+    message_id_ref(rec).map(str::to_string)
+}
+
+fn message_id_ref<'a>(rec: &Record<'a>) -> Option<&'a str> {
+    rec.message().and_then(|m| m.id())
+}
+
+/// Whether a text is empty or only whitespace.
+pub(crate) fn is_blank(text: &str) -> bool {
+    text.trim().is_empty()
+}

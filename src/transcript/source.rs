@@ -1,0 +1,261 @@
+//! The byte source: a transcript file, memory-mapped or read.
+//!
+//! # Choosing a constructor
+//!
+//! | constructor | cost of the final text of a 1 GB file | risk |
+//! |---|---|---|
+//! | [`Transcript::open_mmap`] | the pages of the last few lines | `SIGBUS` if another process truncates the file |
+//! | [`Transcript::read_tail`] | one read of the window | answers only what the window holds |
+//! | [`Transcript::read`] | reading 1 GB | none |
+//!
+//! A memory map is the zero-copy path that keeps the hook's latency flat.
+//! Its price is that a mapped file which shrinks underneath us turns the
+//! next access to a vanished page into `SIGBUS`, which kills the process
+//! unless it handles the signal. Transcripts grow by appending, which is
+//! harmless, but a user may rotate or truncate them. As in ripgrep, that
+//! choice is the caller's, and it is made visible: `open_mmap` is an
+//! `unsafe fn`.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use crate::error::Error;
+
+/// A transcript's bytes, from a memory map or a buffer.
+///
+/// Queries such as [`Transcript::final_assistant_text`] and
+/// [`Transcript::current_turn`] read only the bytes they need: on a
+/// memory-mapped file, the final text of a 1 GB session costs what that of
+/// a 1 KB session does.
+///
+/// A transcript may be a *window*: the tail of a file, made by
+/// [`Transcript::read_tail`]. The partial line at the start of a window is
+/// not a line and is never looked at.
+pub struct Transcript {
+    data: Data,
+    /// The file offset of `data[0]`.
+    origin: u64,
+    /// Where the first whole line starts in `data`: 0, except in a window
+    /// that starts mid-line.
+    body_start: usize,
+    path: Option<PathBuf>,
+}
+
+enum Data {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::fmt::Debug for Transcript {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transcript")
+            .field("path", &self.path)
+            .field("mapped", &matches!(self.data, Data::Mapped(_)))
+            .field("origin", &self.origin)
+            .field("len", &self.data().len())
+            .finish()
+    }
+}
+
+impl Transcript {
+    /// Memory-map the transcript at `path`.
+    ///
+    /// Files that cannot be mapped usefully are read instead: empty files,
+    /// pipes, FIFOs and `/proc`-like files that report a size of 0.
+    ///
+    /// # Errors
+    ///
+    /// When `path` does not exist, cannot be read, or is a directory. The
+    /// error names the path.
+    ///
+    /// # Safety
+    ///
+    /// The caller must ensure that no process truncates the file while the
+    /// returned `Transcript` is alive, or accept the consequence: reading a
+    /// page that a truncation removed raises `SIGBUS`, which terminates the
+    /// process unless it installs a handler for it. (Bytes *appended* while
+    /// the map is alive are harmless: they are simply not seen.) This
+    /// reasoning rests on the operating system's mmap semantics and should
+    /// be treated as suspect on exotic file systems.
+    pub unsafe fn open_mmap<P: AsRef<Path>>(
+        path: P,
+    ) -> Result<Transcript, Error> {
+        let path = path.as_ref();
+        let (file, meta) = open_file(path)?;
+        if !meta.is_file() || meta.len() == 0 {
+            return Transcript::read_from(path, file);
+        }
+        // SAFETY: the caller has accepted the risk of truncation, per this
+        // function's contract. The map is read-only and private to us.
+        let map =
+            unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+        Ok(Transcript {
+            data: Data::Mapped(map),
+            origin: 0,
+            body_start: 0,
+            path: Some(path.to_path_buf()),
+        })
+    }
+
+    /// Read the whole transcript at `path` into memory.
+    ///
+    /// This is safe against concurrent truncation, at the price of reading
+    /// every byte. Prefer [`Transcript::read_tail`] when only the end of the
+    /// session matters.
+    ///
+    /// # Errors
+    ///
+    /// When `path` does not exist, cannot be read, or is a directory.
+    pub fn read<P: AsRef<Path>>(path: P) -> Result<Transcript, Error> {
+        let path = path.as_ref();
+        let (file, _) = open_file(path)?;
+        Transcript::read_from(path, file)
+    }
+
+    /// Read only the last `window` bytes of the transcript at `path`.
+    ///
+    /// Queries then see only the whole lines inside the window. A query
+    /// whose answer lies further back returns `None`; callers that need an
+    /// answer can retry with a bigger window. [`Transcript::entrypoint`]
+    /// answers only when the window holds the start of the file.
+    ///
+    /// Non-seekable sources (pipes, FIFOs, size-0 files) are read to the
+    /// end, keeping the last `window` bytes.
+    ///
+    /// # Errors
+    ///
+    /// When `path` does not exist, cannot be read, or is a directory.
+    pub fn read_tail<P: AsRef<Path>>(
+        path: P,
+        window: u64,
+    ) -> Result<Transcript, Error> {
+        let path = path.as_ref();
+        let (mut file, meta) = open_file(path)?;
+        let len = meta.len();
+        if !meta.is_file() || len == 0 {
+            let mut t = Transcript::read_from(path, file)?;
+            if let Data::Owned(ref mut buf) = t.data {
+                let cut = buf.len().saturating_sub(
+                    usize::try_from(window).unwrap_or(usize::MAX),
+                );
+                buf.drain(..cut);
+                t.origin = cut as u64;
+            }
+            t.body_start = t.first_line_start();
+            return Ok(t);
+        }
+        let origin = len.saturating_sub(window);
+        let mut buf =
+            Vec::with_capacity(usize::try_from(len - origin).unwrap_or(0));
+        file.seek(SeekFrom::Start(origin)).map_err(|e| Error::io(path, e))?;
+        file.take(len - origin)
+            .read_to_end(&mut buf)
+            .map_err(|e| Error::io(path, e))?;
+        let mut t = Transcript {
+            data: Data::Owned(buf),
+            origin,
+            body_start: 0,
+            path: Some(path.to_path_buf()),
+        };
+        t.body_start = t.first_line_start();
+        Ok(t)
+    }
+
+    /// A transcript over bytes already in memory.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use stopgate::Transcript;
+    ///
+    /// let t = Transcript::from_bytes(b"{\"type\":\"summary\"}\n".to_vec());
+    /// assert_eq!(t.as_bytes().len(), 19);
+    /// ```
+    pub fn from_bytes(bytes: Vec<u8>) -> Transcript {
+        Transcript {
+            data: Data::Owned(bytes),
+            origin: 0,
+            body_start: 0,
+            path: None,
+        }
+    }
+
+    fn read_from(path: &Path, mut file: File) -> Result<Transcript, Error> {
+        let mut buf = Vec::new();
+        file.read_to_end(&mut buf).map_err(|e| Error::io(path, e))?;
+        Ok(Transcript {
+            data: Data::Owned(buf),
+            origin: 0,
+            body_start: 0,
+            path: Some(path.to_path_buf()),
+        })
+    }
+
+    /// In a window that starts mid-file, the first whole line begins after
+    /// the first `\n`, unless the byte before the window was itself a
+    /// `\n`, which we cannot know: so the partial first piece is dropped.
+    fn first_line_start(&self) -> usize {
+        if self.origin == 0 {
+            return 0;
+        }
+        let data = self.data();
+        memchr::memchr(b'\n', data).map_or(data.len(), |i| i + 1)
+    }
+
+    fn data(&self) -> &[u8] {
+        match self.data {
+            Data::Mapped(ref m) => m,
+            Data::Owned(ref v) => v,
+        }
+    }
+
+    /// The bytes that queries look at: every whole line the source holds.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.data()[self.body_start..]
+    }
+
+    /// The file offset of the first byte of [`Transcript::as_bytes`].
+    pub fn base_offset(&self) -> u64 {
+        self.origin + self.body_start as u64
+    }
+
+    /// Whether the bytes start at the start of the file.
+    ///
+    /// False only for a [`Transcript::read_tail`] window that did not reach
+    /// back to the file's first byte.
+    pub fn has_head(&self) -> bool {
+        self.origin == 0
+    }
+
+    /// The path this transcript was opened from, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The 1-based number of the line that starts at file offset `offset`.
+    ///
+    /// This counts line terminators from the start of the file, so it
+    /// costs time linear in `offset`: use it for reports, not on a hot
+    /// path. It returns `None` for a window without the file's head, or an
+    /// offset outside the transcript.
+    pub fn line_number(&self, offset: u64) -> Option<u64> {
+        if !self.has_head() {
+            return None;
+        }
+        let end = usize::try_from(offset).ok()?;
+        let before = self.data().get(..end)?;
+        Some(memchr::memchr_iter(b'\n', before).count() as u64 + 1)
+    }
+}
+
+fn open_file(path: &Path) -> Result<(File, std::fs::Metadata), Error> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        return Err(Error::not_a_file(path, "a directory"));
+    }
+    Ok((file, meta))
+}
