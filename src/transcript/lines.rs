@@ -187,23 +187,11 @@ impl<'a> Iterator for RevLines<'a> {
 mod tests {
     use super::*;
 
-    /// The naive oracle: `split` on `\n`, dropping the empty piece after a
-    /// final `\n`, marking a non-empty final piece unterminated.
-    pub(crate) fn naive(haystack: &[u8]) -> Vec<(Vec<u8>, usize, bool)> {
-        let mut out = vec![];
-        let mut offset = 0;
-        let pieces: Vec<&[u8]> = haystack.split(|&b| b == b'\n').collect();
-        let n = pieces.len();
-        for (i, piece) in pieces.into_iter().enumerate() {
-            let last = i + 1 == n;
-            if last && piece.is_empty() {
-                break;
-            }
-            let body = piece.strip_suffix(b"\r").unwrap_or(piece);
-            out.push((body.to_vec(), offset, !last));
-            offset += piece.len() + 1;
-        }
-        out
+    #[path = "../../../tests/oracle/lines.rs"]
+    mod oracle;
+
+    fn naive(haystack: &[u8]) -> Vec<(Vec<u8>, usize, bool)> {
+        oracle::naive_lines(haystack).into_iter().map(|l| (l.bytes, l.offset, l.terminated)).collect()
     }
 
     fn collect<'a>(

@@ -26,8 +26,9 @@ pub const ENTRYPOINT_LINES: usize = 15;
 /// The head-scan never looks past this many bytes of the file.
 pub const ENTRYPOINT_HEAD_BYTES: usize = 1 << 20;
 
-/// Lines longer than this are not parsed by the head-scan: a huge first
-/// line must cost nothing. They still count towards
+/// Lines longer than this are not parsed by the head-scan, so a huge first
+/// line costs nothing: only its first this-many bytes are searched for a
+/// plain `"entrypoint":"…"` field. They still count towards
 /// [`ENTRYPOINT_LINES`].
 pub const ENTRYPOINT_MAX_LINE: usize = 64 << 10;
 
@@ -220,7 +221,8 @@ impl Transcript {
     ///
     /// It is read from the first [`ENTRYPOINT_LINES`] lines that are not
     /// bookkeeping, within the first [`ENTRYPOINT_HEAD_BYTES`] bytes; lines
-    /// longer than [`ENTRYPOINT_MAX_LINE`] are not parsed. Any line in that
+    /// longer than [`ENTRYPOINT_MAX_LINE`] are not parsed but only searched
+    /// near their start for the field. Any line in that
     /// range that carries the field answers, `progress` lines included.
     /// Older transcripts have no entrypoint at all, and a
     /// [`Transcript::read_tail`] window without the file's head answers
@@ -245,14 +247,18 @@ pub(crate) fn entrypoint_in_head(whole: &[u8]) -> Option<String> {
             break;
         }
         let bytes = line.as_bytes();
-        // A line cut by the byte bound is not a whole line.
-        let cut = !line.is_terminated() && head.len() < whole.len();
-        if line.is_empty() || cut {
+        if line.is_empty() {
             continue;
         }
-        if bytes.len() > ENTRYPOINT_MAX_LINE {
+        // A line too big to parse, or cut by the byte bound: sniff its
+        // start for the top-level field instead of parsing it.
+        let cut = !line.is_terminated() && head.len() < whole.len();
+        if cut || bytes.len() > ENTRYPOINT_MAX_LINE {
             counted += 1;
-            continue;
+            match sniff_entrypoint(&bytes[..bytes.len().min(ENTRYPOINT_MAX_LINE)]) {
+                Some(e) => return Some(e.to_string()),
+                None => continue,
+            }
         }
         parser.reset();
         let Ok(rec) = parser.parse(bytes) else { continue };
@@ -268,6 +274,25 @@ pub(crate) fn entrypoint_in_head(whole: &[u8]) -> Option<String> {
         }
     }
     None
+}
+
+/// Find `"entrypoint":"VALUE"` in the start of a line too big to parse.
+///
+/// Claude Code writes top-level scalar fields such as `entrypoint` before
+/// `message`, so the field sits in the first bytes of even a 12 MB line. A
+/// quoted key inside a string is escaped (`\"entrypoint\"`) and cannot
+/// match. VALUE must be a short plain token, as every known entrypoint is.
+pub(crate) fn sniff_entrypoint(prefix: &[u8]) -> Option<&str> {
+    const KEY: &[u8] = b"\"entrypoint\":\"";
+    let at = memmem::find(prefix, KEY)? + KEY.len();
+    let rest = &prefix[at..];
+    let end = memchr::memchr(b'"', rest)?;
+    let value = &rest[..end];
+    let plain = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.');
+    if value.is_empty() || value.len() > 64 || !value.iter().all(plain) {
+        return None;
+    }
+    std::str::from_utf8(value).ok()
 }
 
 /// Walk the lines of `bytes` from the last, parsing those that pass
