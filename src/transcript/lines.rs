@@ -183,15 +183,21 @@ impl<'a> Iterator for RevLines<'a> {
     }
 }
 
+/// The naive `split` oracle, shared with the integration tests and fuzz.
+#[cfg(test)]
+#[path = "../../tests/oracle/lines.rs"]
+mod oracle;
+
 #[cfg(test)]
 mod tests {
+    use super::oracle;
     use super::*;
 
-    #[path = "../../../tests/oracle/lines.rs"]
-    mod oracle;
-
     fn naive(haystack: &[u8]) -> Vec<(Vec<u8>, usize, bool)> {
-        oracle::naive_lines(haystack).into_iter().map(|l| (l.bytes, l.offset, l.terminated)).collect()
+        oracle::naive_lines(haystack)
+            .into_iter()
+            .map(|l| (l.bytes, l.offset, l.terminated))
+            .collect()
     }
 
     fn collect<'a>(

@@ -255,7 +255,9 @@ pub(crate) fn entrypoint_in_head(whole: &[u8]) -> Option<String> {
         let cut = !line.is_terminated() && head.len() < whole.len();
         if cut || bytes.len() > ENTRYPOINT_MAX_LINE {
             counted += 1;
-            match sniff_entrypoint(&bytes[..bytes.len().min(ENTRYPOINT_MAX_LINE)]) {
+            match sniff_entrypoint(
+                &bytes[..bytes.len().min(ENTRYPOINT_MAX_LINE)],
+            ) {
                 Some(e) => return Some(e.to_string()),
                 None => continue,
             }
@@ -288,7 +290,8 @@ pub(crate) fn sniff_entrypoint(prefix: &[u8]) -> Option<&str> {
     let rest = &prefix[at..];
     let end = memchr::memchr(b'"', rest)?;
     let value = &rest[..end];
-    let plain = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.');
+    let plain =
+        |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.');
     if value.is_empty() || value.len() > 64 || !value.iter().all(plain) {
         return None;
     }
