@@ -1,0 +1,272 @@
+//! Generates realistic transcripts of a given size, for benchmarks.
+//!
+//! The record mix follows what real Claude Code v2.1 sessions show: about
+//! 70% `progress` lines, assistant responses split one block per line
+//! (thinking, text, tool_use sharing `message.id`), tool results from a
+//! few hundred bytes to tens of KB, `system` records, and trailing
+//! progress/system records after the last assistant line. The content is
+//! synthetic; nothing is copied from a real session.
+#![allow(dead_code)]
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The final assistant text every generated transcript ends with.
+pub const FINAL_TEXT: &str = "Done: the cache is invalidated on write, and the race is covered by a test.";
+
+/// A tiny deterministic PRNG (xorshift), so files are reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const SID: &str = "bbbbbbbb-0000-4000-8000-000000000000";
+
+fn head(out: &mut String, kind: &str, n: u64, sidechain: bool) {
+    use std::fmt::Write;
+    let _ = write!(
+        out,
+        r#"{{"parentUuid":"u-{}","isSidechain":{},"userType":"external","entrypoint":"cli","cwd":"/home/dev/proj","sessionId":"{}","version":"2.1.80","gitBranch":"main","type":"{}","uuid":"u-{}","timestamp":"2026-03-20T10:00:00.000Z""#,
+        n.saturating_sub(1),
+        sidechain,
+        SID,
+        kind,
+        n
+    );
+}
+
+/// Words, about `base` plus up to `spread` bytes, JSON-escaped.
+fn filler(rng: &mut Rng, base: usize, spread: u64) -> String {
+    let len = base + if spread == 0 { 0 } else { rng.below(spread) as usize };
+    const WORDS: &[&str] = &[
+        "the", "cache", "write", "test", "fn", "parse", "error", "lock",
+        "file", "return", "match", "config", "value", "thread", "retry",
+        "buffer", "index", "path",
+    ];
+    let mut s = String::with_capacity(len + 16);
+    while s.len() < len {
+        s.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+        s.push(if rng.below(12) == 0 { '\n' } else { ' ' });
+    }
+    s.replace('\n', "\\n")
+}
+
+/// Append one turn to `out`. `n` numbers the lines.
+fn turn(out: &mut String, rng: &mut Rng, n: &mut u64, t: u64) {
+    let mut line =
+        |out: &mut String, kind: &str, body: &str, sidechain: bool| {
+            *n += 1;
+            head(out, kind, *n, sidechain);
+            out.push_str(body);
+            out.push_str("}\n");
+        };
+    let prompt = filler(rng, 80, 300);
+    line(
+        out,
+        "user",
+        &format!(r#","message":{{"role":"user","content":"{prompt}"}}"#),
+        false,
+    );
+    let tools = 2 + rng.below(6);
+    for k in 0..tools {
+        let mid = format!("msg_{t}_{k}");
+        for _ in 0..3 + rng.below(6) {
+            line(
+                out,
+                "progress",
+                r#","data":{"type":"hook_progress","hookEvent":"PreToolUse","hookName":"PreToolUse:Bash"},"toolUseID":"toolu_x","parentToolUseID":"toolu_x""#,
+                false,
+            );
+        }
+        if k == 0 {
+            let th = filler(rng, 200, 600);
+            line(
+                out,
+                "assistant",
+                &format!(
+                    r#","requestId":"req_{t}","message":{{"model":"claude-test","id":"{mid}","type":"message","role":"assistant","content":[{{"type":"thinking","thinking":"{th}","signature":"sig"}}],"stop_reason":null,"usage":{{"input_tokens":3,"output_tokens":10}}}}"#
+                ),
+                false,
+            );
+        }
+        let tx = filler(rng, 60, 400);
+        line(
+            out,
+            "assistant",
+            &format!(
+                r#","requestId":"req_{t}","message":{{"model":"claude-test","id":"{mid}","type":"message","role":"assistant","content":[{{"type":"text","text":"{tx}"}}],"stop_reason":null,"usage":{{"input_tokens":3,"output_tokens":10}}}}"#
+            ),
+            false,
+        );
+        let (name, input) = match rng.below(3) {
+            0 => ("Bash", r#"{"command":"cargo test --workspace","description":"Run tests"}"#.to_string()),
+            1 => ("Read", r#"{"file_path":"/home/dev/proj/src/lib.rs"}"#.to_string()),
+            _ => ("Edit", format!(r#"{{"file_path":"/home/dev/proj/src/cache.rs","old_string":"{}","new_string":"{}"}}"#, filler(rng, 120, 0), filler(rng, 140, 0))),
+        };
+        line(
+            out,
+            "assistant",
+            &format!(
+                r#","requestId":"req_{t}","message":{{"model":"claude-test","id":"{mid}","type":"message","role":"assistant","content":[{{"type":"tool_use","id":"toolu_{t}_{k}","name":"{name}","input":{input}}}],"stop_reason":null,"usage":{{"input_tokens":3,"output_tokens":10}}}}"#
+            ),
+            false,
+        );
+        // Tool results: mostly small, sometimes big.
+        let size = if rng.below(10) == 0 {
+            8_000 + rng.below(40_000)
+        } else {
+            200 + rng.below(2_000)
+        };
+        let res = filler(rng, size as usize, 0);
+        line(
+            out,
+            "user",
+            &format!(
+                r#","message":{{"role":"user","content":[{{"tool_use_id":"toolu_{t}_{k}","type":"tool_result","content":"{res}","is_error":false}}]}},"toolUseResult":{{"stdout":"{}","stderr":"","interrupted":false}}"#,
+                &res[..res.len().min(300)].trim_end_matches('\\')
+            ),
+            false,
+        );
+    }
+    let fin = filler(rng, 100, 500);
+    line(
+        out,
+        "assistant",
+        &format!(
+            r#","requestId":"req_{t}","message":{{"model":"claude-test","id":"msg_{t}_end","type":"message","role":"assistant","content":[{{"type":"text","text":"{fin}"}}],"stop_reason":"end_turn","usage":{{"input_tokens":3,"output_tokens":10}}}}"#
+        ),
+        false,
+    );
+    line(
+        out,
+        "system",
+        r#","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[{"command":"stopgate hook"}],"hookErrors":[],"preventedContinuation":false,"stopReason":"","hasOutput":false,"level":"suggestion""#,
+        false,
+    );
+    line(
+        out,
+        "system",
+        r#","subtype":"turn_duration","durationMs":4242,"isMeta":false"#,
+        false,
+    );
+}
+
+/// The final turn and the trailing records: identical in every file of
+/// 64 KB or more, so every size answers the same final text. Smaller files
+/// get a compact ending (prompt, answer, one progress line) so that a
+/// "1 KB" transcript really is about 1 KB.
+fn ending(out: &mut String, n: &mut u64, compact: bool) {
+    if compact {
+        out.push_str(r#"{"type":"user","entrypoint":"cli","sessionId":"s","message":{"role":"user","content":"Fix the cache race."}}"#);
+        out.push('\n');
+        out.push_str(&format!(r#"{{"type":"assistant","entrypoint":"cli","sessionId":"s","message":{{"id":"msg_final2","role":"assistant","content":[{{"type":"text","text":"{FINAL_TEXT}"}}]}}}}"#));
+        out.push('\n');
+        out.push_str(r#"{"type":"progress","data":{"type":"hook_progress","hookEvent":"Stop"},"toolUseID":"t"}"#);
+        out.push('\n');
+        return;
+    }
+    let mut line = |out: &mut String, kind: &str, body: &str| {
+        *n += 1;
+        head(out, kind, *n, false);
+        out.push_str(body);
+        out.push_str("}\n");
+    };
+    line(
+        out,
+        "user",
+        r#","message":{"role":"user","content":"Fix the cache race."}"#,
+    );
+    line(
+        out,
+        "assistant",
+        r#","message":{"id":"msg_final","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_f","name":"Edit","input":{"file_path":"src/cache.rs","old_string":"a","new_string":"b"}}]}"#,
+    );
+    line(
+        out,
+        "user",
+        r#","message":{"role":"user","content":[{"tool_use_id":"toolu_f","type":"tool_result","content":"ok"}]}"#,
+    );
+    line(
+        out,
+        "assistant",
+        &format!(
+            r#","message":{{"id":"msg_final2","type":"message","role":"assistant","content":[{{"type":"text","text":"{FINAL_TEXT}"}}]}}"#
+        ),
+    );
+    line(
+        out,
+        "system",
+        r#","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[],"preventedContinuation":false"#,
+    );
+    line(out, "system", r#","subtype":"turn_duration","durationMs":1000"#);
+    for _ in 0..4 {
+        line(
+            out,
+            "progress",
+            r#","data":{"type":"hook_progress","hookEvent":"Stop"},"toolUseID":"t","parentToolUseID":"t""#,
+        );
+    }
+}
+
+/// Write a transcript of about `size` bytes (never less than one ending).
+pub fn generate(path: &Path, size: u64) -> std::io::Result<()> {
+    let mut w = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut n = 0;
+    let compact = size < 64 << 10;
+    let mut end = String::new();
+    ending(&mut end, &mut 1_000_000_000, compact);
+    let budget = size.saturating_sub(end.len() as u64);
+    let mut written = 0u64;
+    let mut buf = String::new();
+    let mut t = 0;
+    loop {
+        buf.clear();
+        turn(&mut buf, &mut rng, &mut n, t);
+        t += 1;
+        if written + buf.len() as u64 > budget {
+            break;
+        }
+        w.write_all(buf.as_bytes())?;
+        written += buf.len() as u64;
+    }
+    // Pad the rest with progress lines, so sizes come out close.
+    let pad = r#"{"type":"progress","data":{"type":"bash_progress"},"toolUseID":"t"}"#;
+    while written + pad.len() as u64 + 1 <= budget {
+        w.write_all(pad.as_bytes())?;
+        w.write_all(b"\n")?;
+        written += pad.len() as u64 + 1;
+    }
+    buf.clear();
+    ending(&mut buf, &mut n, compact);
+    w.write_all(buf.as_bytes())?;
+    w.flush()
+}
+
+/// The path of a cached generated transcript of `size` bytes under
+/// `target/stopgate-bench/`, generating it if missing.
+pub fn cached(size: u64) -> PathBuf {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("target/stopgate-bench");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("transcript-{size}.jsonl"));
+    let done = dir.join(format!("transcript-{size}.ok"));
+    if !done.exists() || !path.exists() {
+        eprintln!("generating {} ({} bytes)...", path.display(), size);
+        generate(&path, size).unwrap();
+        std::fs::write(&done, b"").unwrap();
+    }
+    path
+}

@@ -1,0 +1,40 @@
+//! Every input the fuzzer found a bug with, replayed on stable.
+//!
+//! Crash files live in `fuzz/regressions/<target>/`, named for the bug;
+//! each is run through the same body as its fuzz target. The comment for
+//! each bug is in `fuzz/regressions/README.md`.
+
+mod oracle;
+
+use std::path::Path;
+
+fn replay(target: &str, body: fn(&[u8])) -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions")
+        .join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return 0 };
+    let mut n = 0;
+    for entry in entries {
+        let path = entry.unwrap().path();
+        let data = std::fs::read(&path).unwrap();
+        eprintln!("replaying {}", path.display());
+        body(&data);
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn reverse_lines() {
+    replay("reverse_lines", oracle::bodies::reverse_lines);
+}
+
+#[test]
+fn record_parse() {
+    replay("record_parse", oracle::bodies::record_parse);
+}
+
+#[test]
+fn queries() {
+    replay("queries", oracle::bodies::queries);
+}
