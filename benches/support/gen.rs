@@ -244,7 +244,7 @@ pub fn generate(path: &Path, size: u64) -> std::io::Result<()> {
     }
     // Pad the rest with progress lines, so sizes come out close.
     let pad = r#"{"type":"progress","data":{"type":"bash_progress"},"toolUseID":"t"}"#;
-    while written + pad.len() as u64 < budget {
+    while written + (pad.len() as u64) < budget {
         w.write_all(pad.as_bytes())?;
         w.write_all(b"\n")?;
         written += pad.len() as u64 + 1;
