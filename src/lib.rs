@@ -71,3 +71,8 @@ pub mod transcript;
 pub use crate::error::Error;
 pub use crate::keywords::{KeywordMatch, KeywordSet, KeywordSetBuilder};
 pub use crate::transcript::{FinalMessage, FinalText, Transcript, Turn};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
