@@ -32,9 +32,9 @@ if let Some(last) = transcript.final_assistant_text() {
 ```
 use stopgate::{keywords, KeywordSet, Transcript};
 
-let jsonl = br#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"監査: 境界を潰した"}]}}
+let jsonl = r#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"監査: 境界を潰した"}]}}
 "#;
-let t = Transcript::from_bytes(jsonl.to_vec());
+let t = Transcript::from_bytes(jsonl.as_bytes().to_vec());
 let text = t.final_assistant_text().unwrap();
 let markers = KeywordSet::new(keywords::AUDIT_MARKERS_JA).unwrap();
 assert_eq!(markers.matched(text.text()), vec!["監査", "潰した"]);
@@ -64,7 +64,11 @@ complete JSON object.
 #![deny(rustdoc::broken_intra_doc_links)]
 #![warn(missing_debug_implementations)]
 
+pub mod changes;
+pub mod config;
 mod error;
+pub mod gates;
+pub mod hook;
 pub mod keywords;
 pub mod transcript;
 

@@ -30,11 +30,34 @@ enum Command {
     /// Exit status: 0 when a text was found, 1 when the transcript holds
     /// none, 2 on an error.
     Last(cmd::last::Args),
+
+    /// Run as a Claude Code hook: reads one JSON object on stdin.
+    ///
+    /// PostToolUse raises the session's change flag when a tool changed
+    /// files. Stop runs the gates and blocks (exit 2, message on stderr, or
+    /// JSON on stdout with output = "json") when the agent says it is done
+    /// without auditing its change. Any internal problem exits 0 silently:
+    /// the hook never blocks an agent by its own fault. Set
+    /// STOPGATE_DEBUG=1 to log to debug.log in the state directory.
+    Hook(cmd::hook::Args),
+
+    /// Show or check the configuration (stopgate.toml).
+    Config(cmd::config::Args),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A hook must never fail loudly: a misconfigured command line in
+        // settings.json still exits 0 with nothing on stderr.
+        Err(_) if std::env::args().nth(1).as_deref() == Some("hook") => {
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => e.exit(),
+    };
     match cli.command {
         Command::Last(args) => cmd::last::run(&args),
+        Command::Hook(args) => cmd::hook::run(&args),
+        Command::Config(args) => cmd::config::run(&args),
     }
 }

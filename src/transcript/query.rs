@@ -231,15 +231,19 @@ impl Transcript {
         if !self.has_head() {
             return None;
         }
-        entrypoint_in_head(self.as_bytes())
+        entrypoint_in_head(self.as_bytes(), self.is_head_cut())
     }
 }
 
 /// The entrypoint from the head of a transcript's bytes.
 ///
 /// See [`Transcript::entrypoint`] for the rules.
-pub(crate) fn entrypoint_in_head(whole: &[u8]) -> Option<String> {
+pub(crate) fn entrypoint_in_head(
+    whole: &[u8],
+    whole_is_cut: bool,
+) -> Option<String> {
     let head = &whole[..whole.len().min(ENTRYPOINT_HEAD_BYTES)];
+    let head_is_cut = whole_is_cut || head.len() < whole.len();
     let mut parser = RecordParser::new();
     let mut counted = 0;
     for line in Lines::new(head) {
@@ -252,7 +256,7 @@ pub(crate) fn entrypoint_in_head(whole: &[u8]) -> Option<String> {
         }
         // A line too big to parse, or cut by the byte bound: sniff its
         // start for the top-level field instead of parsing it.
-        let cut = !line.is_terminated() && head.len() < whole.len();
+        let cut = !line.is_terminated() && head_is_cut;
         if cut || bytes.len() > ENTRYPOINT_MAX_LINE {
             counted += 1;
             match sniff_entrypoint(

@@ -41,6 +41,8 @@ pub struct Transcript {
     /// Where the first whole line starts in `data`: 0, except in a window
     /// that starts mid-line.
     body_start: usize,
+    /// Whether the file goes on past the bytes held: a head window.
+    head_cut: bool,
     path: Option<PathBuf>,
 }
 
@@ -96,6 +98,7 @@ impl Transcript {
             data: Data::Mapped(map),
             origin: 0,
             body_start: 0,
+            head_cut: false,
             path: Some(path.to_path_buf()),
         })
     }
@@ -158,10 +161,85 @@ impl Transcript {
             data: Data::Owned(buf),
             origin,
             body_start: 0,
+            head_cut: false,
             path: Some(path.to_path_buf()),
         };
         t.body_start = t.first_line_start();
         Ok(t)
+    }
+
+    /// Read only the first `len` bytes of the transcript at `path`.
+    ///
+    /// Enough for [`Transcript::entrypoint`], which looks only at the head:
+    /// pass [`ENTRYPOINT_HEAD_BYTES`](crate::transcript::ENTRYPOINT_HEAD_BYTES)
+    /// or less. A last line cut by the window is known to be cut.
+    ///
+    /// # Errors
+    ///
+    /// When `path` does not exist, cannot be read, or is a directory.
+    pub fn read_head<P: AsRef<Path>>(
+        path: P,
+        len: u64,
+    ) -> Result<Transcript, Error> {
+        let path = path.as_ref();
+        let (file, _) = open_file(path)?;
+        let mut buf = Vec::new();
+        let mut reader = file.take(len.saturating_add(1));
+        reader.read_to_end(&mut buf).map_err(|e| Error::io(path, e))?;
+        let head_cut = buf.len() as u64 > len;
+        buf.truncate(usize::try_from(len).unwrap_or(usize::MAX));
+        Ok(Transcript {
+            data: Data::Owned(buf),
+            origin: 0,
+            body_start: 0,
+            head_cut,
+            path: Some(path.to_path_buf()),
+        })
+    }
+
+    /// Run `query` on growing tail windows of the file at `path` until it
+    /// answers.
+    ///
+    /// The first window is `initial` bytes; each retry doubles it, until
+    /// the window holds the whole file, when `query` gets its last chance.
+    /// This is safe against concurrent truncation (the file is read, not
+    /// mapped) and flat in the file's size: a query whose answer lies in
+    /// the last 64 KiB reads 64 KiB of a 1 GB file.
+    ///
+    /// # Errors
+    ///
+    /// When `path` does not exist, cannot be read, or is a directory.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// use stopgate::Transcript;
+    ///
+    /// # fn main() -> Result<(), stopgate::Error> {
+    /// let turn = Transcript::read_tail_until("session.jsonl", 64 << 10, |t| {
+    ///     let turn = t.current_turn();
+    ///     (turn.prompt().is_some() || t.has_head()).then_some(turn)
+    /// })?;
+    /// # Ok(()) }
+    /// ```
+    pub fn read_tail_until<P, R>(
+        path: P,
+        initial: u64,
+        mut query: impl FnMut(&Transcript) -> Option<R>,
+    ) -> Result<Option<R>, Error>
+    where
+        P: AsRef<Path>,
+    {
+        let path = path.as_ref();
+        let mut window = initial.max(1);
+        loop {
+            let t = Transcript::read_tail(path, window)?;
+            let answer = query(&t);
+            if answer.is_some() || t.has_head() {
+                return Ok(answer);
+            }
+            window = window.saturating_mul(2);
+        }
     }
 
     /// A transcript over bytes already in memory.
@@ -179,6 +257,7 @@ impl Transcript {
             data: Data::Owned(bytes),
             origin: 0,
             body_start: 0,
+            head_cut: false,
             path: None,
         }
     }
@@ -190,6 +269,7 @@ impl Transcript {
             data: Data::Owned(buf),
             origin: 0,
             body_start: 0,
+            head_cut: false,
             path: Some(path.to_path_buf()),
         })
     }
@@ -220,6 +300,12 @@ impl Transcript {
     /// The file offset of the first byte of [`Transcript::as_bytes`].
     pub fn base_offset(&self) -> u64 {
         self.origin + self.body_start as u64
+    }
+
+    /// Whether the file goes on past the bytes held: true only for a
+    /// [`Transcript::read_head`] window shorter than the file.
+    pub fn is_head_cut(&self) -> bool {
+        self.head_cut
     }
 
     /// Whether the bytes start at the start of the file.

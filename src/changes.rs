@@ -1,0 +1,730 @@
+//! Which tool uses change files: the one rule table.
+//!
+//! The audit gate fires only on turns that changed something, so it must
+//! know which tool uses change files. `Write`, `Edit`, `MultiEdit` and
+//! `NotebookEdit` always do. A `Bash` command may or may not: `sed -i`
+//! does, `grep -i` does not. This module decides, from the command text
+//! alone, and the hook's PostToolUse handler, the transcript's turn check
+//! and the archive scanner all call it, so there is exactly one rule set.
+//!
+//! # The trade-off
+//!
+//! A shell command is a program, and no table can decide what an arbitrary
+//! program writes: `python -c "open('f','w')"` or a build script changes
+//! files that no rule sees. The table aims at the commands agents really
+//! use to edit files through the shell, and errs on the side of *missing*
+//! an exotic write rather than flagging a read: a missed change costs one
+//! unaudited turn, while a false flag nags the agent on a turn where it
+//! only looked, which teaches it to ignore the gate.
+//!
+//! The command is split into simple commands at `;`, `&&`, `||`, `|`, `&`
+//! and newlines, with quotes and here-documents respected, and each simple
+//! command is judged on its own. `bash -c '…'`, `sh -c '…'` and
+//! `find … -exec …` are judged by what they run.
+
+/// The tools that change files whatever their input.
+pub const EDIT_TOOLS: &[&str] =
+    &["Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+/// Why a tool use counts as a file change.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub enum ChangeReason {
+    /// An editing tool: `Write`, `Edit`, `MultiEdit` or `NotebookEdit`.
+    EditTool,
+    /// Output redirected to a file with `>`, `>>`, `&>` or similar.
+    Redirect,
+    /// A command from the rule table; the name is the table's row.
+    Command(&'static str),
+}
+
+/// Whether a tool use with this name and input changes files.
+///
+/// `input` is the tool's JSON input; for `Bash` its `command` string is
+/// judged by [`bash_changes_files`].
+///
+/// # Example
+///
+/// ```
+/// use serde_json::json;
+/// use stopgate::changes::tool_changes_files;
+///
+/// assert!(tool_changes_files("Edit", &json!({"file_path": "a.rs"})).is_some());
+/// assert!(tool_changes_files("Bash", &json!({"command": "sed -i s/a/b/ f"})).is_some());
+/// assert!(tool_changes_files("Bash", &json!({"command": "grep -i todo f"})).is_none());
+/// ```
+pub fn tool_changes_files(
+    name: &str,
+    input: &serde_json::Value,
+) -> Option<ChangeReason> {
+    if EDIT_TOOLS.contains(&name) {
+        return Some(ChangeReason::EditTool);
+    }
+    if name == "Bash" {
+        return input
+            .get("command")
+            .and_then(|c| c.as_str())
+            .and_then(bash_changes_files);
+    }
+    None
+}
+
+/// Whether a shell command changes files, and by which rule.
+pub fn bash_changes_files(command: &str) -> Option<ChangeReason> {
+    let lexed = lex(command);
+    if lexed.file_redirect {
+        return Some(ChangeReason::Redirect);
+    }
+    lexed.commands.iter().find_map(|words| judge(words, 0))
+}
+
+/// A row of the rule table: the command name, and the test on its
+/// arguments that makes it write.
+struct Rule {
+    name: &'static str,
+    writes: fn(&[String]) -> bool,
+}
+
+fn always(_: &[String]) -> bool {
+    true
+}
+
+/// Some argument is a short-option cluster holding `flag`, such as `-i`,
+/// `-pi` or `-i.bak`, or the long option `long`.
+fn short_or_long(args: &[String], flag: char, long: &str) -> bool {
+    args.iter().any(|a| {
+        (a.starts_with('-')
+            && !a.starts_with("--")
+            && a[1..].starts_with(|c: char| c.is_ascii_alphabetic())
+            && {
+                // The cluster ends at the first non-letter (`-i.bak`).
+                let letters: String = a[1..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .collect();
+                letters.contains(flag)
+            })
+            || (!long.is_empty()
+                && (a == long || a.starts_with(&format!("{long}="))))
+    })
+}
+
+fn has(args: &[String], any: &[&str]) -> bool {
+    args.iter().any(|a| any.contains(&a.as_str()))
+}
+
+fn sed_in_place(args: &[String]) -> bool {
+    short_or_long(args, 'i', "--in-place")
+}
+
+fn perl_in_place(args: &[String]) -> bool {
+    short_or_long(args, 'i', "")
+}
+
+fn tee_to_file(args: &[String]) -> bool {
+    args.iter().any(|a| !a.starts_with('-') && !is_device(a))
+}
+
+fn dd_to_file(args: &[String]) -> bool {
+    args.iter().any(|a| a.strip_prefix("of=").is_some_and(|t| !is_device(t)))
+}
+
+fn git_writes(args: &[String]) -> bool {
+    // Skip global options such as `-C dir` and `-c k=v`.
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') {
+        i += if matches!(args[i].as_str(), "-C" | "-c") { 2 } else { 1 };
+    }
+    let Some(sub) = args.get(i) else { return false };
+    let rest = &args[i + 1..];
+    match sub.as_str() {
+        "apply" => {
+            !has(rest, &["--check", "--stat", "--numstat", "--summary"])
+        }
+        "am" | "mv" | "rm" | "restore" | "merge" | "rebase" | "pull"
+        | "cherry-pick" | "revert" | "switch" | "clean" => true,
+        "checkout" => {
+            !has(rest, &["-b", "-B"]) || rest.iter().any(|a| a == "--")
+        }
+        "reset" => has(rest, &["--hard", "--merge", "--keep"]),
+        "stash" => {
+            rest.first().is_some_and(|s| matches!(s.as_str(), "pop" | "apply"))
+        }
+        _ => false,
+    }
+}
+
+fn tar_extracts(args: &[String]) -> bool {
+    args.first().is_some_and(|a| {
+        let a = a.trim_start_matches('-');
+        !a.is_empty()
+            && a.chars().all(|c| c.is_ascii_alphabetic())
+            && a.contains('x')
+    }) || short_or_long(args, 'x', "--extract")
+}
+
+fn not_check(args: &[String]) -> bool {
+    !has(
+        args,
+        &["--check", "--diff", "-l", "--list-different", "-d", "--dry-run"],
+    )
+}
+
+fn prettier_writes(args: &[String]) -> bool {
+    has(args, &["--write", "-w"])
+}
+
+fn gofmt_writes(args: &[String]) -> bool {
+    has(args, &["-w"])
+}
+
+fn fix_flag(args: &[String]) -> bool {
+    args.iter().any(|a| a == "--fix" || a.starts_with("--fix="))
+}
+
+fn clang_format_writes(args: &[String]) -> bool {
+    has(args, &["-i"])
+}
+
+fn cargo_writes(args: &[String]) -> bool {
+    match args.first().map(String::as_str) {
+        Some("fmt") => not_check(&args[1..]),
+        Some("fix") => true,
+        Some("clippy") => fix_flag(&args[1..]),
+        _ => false,
+    }
+}
+
+fn go_writes(args: &[String]) -> bool {
+    matches!(args.first().map(String::as_str), Some("fmt" | "generate"))
+        || (args.first().is_some_and(|a| a == "mod")
+            && args.get(1).is_some_and(|a| a == "tidy"))
+}
+
+fn ruff_writes(args: &[String]) -> bool {
+    match args.first().map(String::as_str) {
+        Some("format") => not_check(&args[1..]),
+        Some("check") => fix_flag(&args[1..]),
+        _ => false,
+    }
+}
+
+/// The table. Every row has a test in this module's tests, and so does
+/// every read-only look-alike.
+const RULES: &[Rule] = &[
+    Rule { name: "sed", writes: sed_in_place },
+    Rule { name: "perl", writes: perl_in_place },
+    Rule { name: "tee", writes: tee_to_file },
+    Rule { name: "git", writes: git_writes },
+    Rule { name: "patch", writes: always },
+    Rule { name: "mv", writes: always },
+    Rule { name: "cp", writes: always },
+    Rule { name: "rm", writes: always },
+    Rule { name: "rmdir", writes: always },
+    Rule { name: "touch", writes: always },
+    Rule { name: "mkdir", writes: always },
+    Rule { name: "truncate", writes: always },
+    Rule { name: "ln", writes: always },
+    Rule { name: "install", writes: always },
+    Rule { name: "dd", writes: dd_to_file },
+    Rule { name: "tar", writes: tar_extracts },
+    Rule { name: "unzip", writes: always },
+    Rule { name: "rsync", writes: always },
+    Rule { name: "cargo", writes: cargo_writes },
+    Rule { name: "rustfmt", writes: not_check },
+    Rule { name: "go", writes: go_writes },
+    Rule { name: "gofmt", writes: gofmt_writes },
+    Rule { name: "prettier", writes: prettier_writes },
+    Rule { name: "eslint", writes: fix_flag },
+    Rule { name: "black", writes: not_check },
+    Rule { name: "isort", writes: not_check },
+    Rule { name: "ruff", writes: ruff_writes },
+    Rule { name: "clang-format", writes: clang_format_writes },
+    Rule { name: "shfmt", writes: gofmt_writes },
+];
+
+/// Commands that run the command that follows them.
+const WRAPPERS: &[&str] = &[
+    "sudo", "env", "command", "builtin", "exec", "nohup", "time", "nice",
+    "xargs", "npx", "timeout",
+];
+
+fn is_device(target: &str) -> bool {
+    target == "/dev/null"
+        || target == "/dev/stdout"
+        || target == "/dev/stderr"
+        || target == "/dev/tty"
+        || target.starts_with("/dev/fd/")
+}
+
+/// Judge one simple command. `depth` bounds `bash -c` recursion.
+fn judge(words: &[String], depth: usize) -> Option<ChangeReason> {
+    let mut i = 0;
+    // Skip `VAR=value` assignments and wrappers with their options.
+    while let Some(w) = words.get(i) {
+        let base = w.rsplit('/').next().unwrap_or(w);
+        if is_assignment(w) {
+            i += 1;
+        } else if WRAPPERS.contains(&base) {
+            i += 1;
+            while words
+                .get(i)
+                .is_some_and(|a| a.starts_with('-') || is_assignment(a))
+            {
+                i += 1;
+            }
+            if base == "timeout" && words.get(i).is_some() {
+                i += 1; // the duration
+            }
+        } else {
+            break;
+        }
+    }
+    let name = words.get(i)?;
+    let name = name.rsplit('/').next().unwrap_or(name);
+    let args = &words[i + 1..];
+    if matches!(name, "bash" | "sh" | "zsh" | "dash") && depth < 4 {
+        let pos = args.iter().position(|a| {
+            a == "-c" || (a.starts_with('-') && a.ends_with('c'))
+        })?;
+        return bash_changes_files_at(args.get(pos + 1)?, depth + 1);
+    }
+    if name == "find" {
+        if has(args, &["-delete"]) {
+            return Some(ChangeReason::Command("find"));
+        }
+        let pos = args.iter().position(|a| a == "-exec" || a == "-execdir")?;
+        let end = args[pos + 1..]
+            .iter()
+            .position(|a| a == ";" || a == "+")
+            .map_or(args.len(), |e| pos + 1 + e);
+        return judge(&args[pos + 1..end], depth + 1);
+    }
+    let rule = RULES.iter().find(|r| r.name == name)?;
+    (rule.writes)(args).then_some(ChangeReason::Command(rule.name))
+}
+
+fn bash_changes_files_at(command: &str, depth: usize) -> Option<ChangeReason> {
+    let lexed = lex(command);
+    if lexed.file_redirect {
+        return Some(ChangeReason::Redirect);
+    }
+    lexed.commands.iter().find_map(|words| judge(words, depth))
+}
+
+fn is_assignment(word: &str) -> bool {
+    match word.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+/// A command line, split into simple commands.
+#[derive(Debug, Default)]
+struct Lexed {
+    commands: Vec<Vec<String>>,
+    /// Some output redirection targets a real file.
+    file_redirect: bool,
+}
+
+/// A small shell lexer: words, quotes, operators, redirections and
+/// here-documents. It is not a shell parser; it only needs to find
+/// command words and redirection targets.
+fn lex(src: &str) -> Lexed {
+    let chars: Vec<char> = src.chars().collect();
+    let mut out = Lexed::default();
+    let mut words: Vec<String> = vec![];
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut heredocs: Vec<(String, bool)> = vec![];
+    let mut i = 0;
+
+    fn end_word(
+        words: &mut Vec<String>,
+        word: &mut String,
+        in_word: &mut bool,
+    ) {
+        if *in_word {
+            words.push(std::mem::take(word));
+            *in_word = false;
+        }
+    }
+    fn end_command(out: &mut Lexed, words: &mut Vec<String>) {
+        if !words.is_empty() {
+            out.commands.push(std::mem::take(words));
+        }
+    }
+    // Read one word starting at `i` (after blanks), honouring quotes.
+    fn read_word(chars: &[char], mut i: usize) -> (String, usize) {
+        while i < chars.len() && (chars[i] == ' ' || chars[i] == '\t') {
+            i += 1;
+        }
+        let mut w = String::new();
+        while i < chars.len() {
+            match chars[i] {
+                '\'' => {
+                    i += 1;
+                    while i < chars.len() && chars[i] != '\'' {
+                        w.push(chars[i]);
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                '"' => {
+                    i += 1;
+                    while i < chars.len() && chars[i] != '"' {
+                        if chars[i] == '\\' && i + 1 < chars.len() {
+                            i += 1;
+                        }
+                        w.push(chars[i]);
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                '\\' if i + 1 < chars.len() => {
+                    w.push(chars[i + 1]);
+                    i += 2;
+                }
+                c if c.is_whitespace() || ";&|<>()".contains(c) => break,
+                c => {
+                    w.push(c);
+                    i += 1;
+                }
+            }
+        }
+        (w, i)
+    }
+
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\n' => {
+                end_word(&mut words, &mut word, &mut in_word);
+                end_command(&mut out, &mut words);
+                i += 1;
+                // Skip pending here-document bodies.
+                for (delim, strip_tabs) in heredocs.drain(..) {
+                    loop {
+                        let start = i;
+                        while i < chars.len() && chars[i] != '\n' {
+                            i += 1;
+                        }
+                        let line: String = chars[start..i].iter().collect();
+                        i = (i + 1).min(chars.len());
+                        let line = if strip_tabs {
+                            line.trim_start_matches('\t')
+                        } else {
+                            &line
+                        };
+                        if line == delim || i >= chars.len() {
+                            break;
+                        }
+                    }
+                }
+            }
+            ' ' | '\t' => {
+                end_word(&mut words, &mut word, &mut in_word);
+                i += 1;
+            }
+            ';' | '|' | '(' | ')' | '`' => {
+                end_word(&mut words, &mut word, &mut in_word);
+                end_command(&mut out, &mut words);
+                i += 1;
+            }
+            '&' if chars.get(i + 1) == Some(&'>') => {
+                // `&>file` / `&>>file`
+                end_word(&mut words, &mut word, &mut in_word);
+                i += 2;
+                if chars.get(i) == Some(&'>') {
+                    i += 1;
+                }
+                let (target, next) = read_word(&chars, i);
+                i = next;
+                if !target.is_empty() && !is_device(&target) {
+                    out.file_redirect = true;
+                }
+            }
+            '&' => {
+                end_word(&mut words, &mut word, &mut in_word);
+                end_command(&mut out, &mut words);
+                i += 1;
+            }
+            '>' => {
+                // A word of digits just before is the fd being redirected.
+                if in_word && word.chars().all(|c| c.is_ascii_digit()) {
+                    word.clear();
+                    in_word = false;
+                } else {
+                    end_word(&mut words, &mut word, &mut in_word);
+                }
+                i += 1;
+                match chars.get(i) {
+                    Some('(') => {
+                        // Process substitution `>(cmd)`: not a file.
+                        end_command(&mut out, &mut words);
+                        i += 1;
+                        continue;
+                    }
+                    Some('>') | Some('|') => i += 1,
+                    Some('&') => {
+                        // `>&2`, `>&-`: duplicating a descriptor. `>&file`
+                        // writes a file.
+                        i += 1;
+                        let (target, next) = read_word(&chars, i);
+                        i = next;
+                        let dup = target == "-"
+                            || target.chars().all(|c| c.is_ascii_digit());
+                        if !dup && !target.is_empty() && !is_device(&target) {
+                            out.file_redirect = true;
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
+                let (target, next) = read_word(&chars, i);
+                i = next;
+                if !target.is_empty() && !is_device(&target) {
+                    out.file_redirect = true;
+                }
+            }
+            '<' => {
+                end_word(&mut words, &mut word, &mut in_word);
+                i += 1;
+                if chars.get(i) == Some(&'<') {
+                    i += 1;
+                    if chars.get(i) == Some(&'<') {
+                        // Here-string `<<<word`.
+                        i += 1;
+                        let (_, next) = read_word(&chars, i);
+                        i = next;
+                        continue;
+                    }
+                    let strip_tabs = chars.get(i) == Some(&'-');
+                    if strip_tabs {
+                        i += 1;
+                    }
+                    let (delim, next) = read_word(&chars, i);
+                    i = next;
+                    if !delim.is_empty() {
+                        heredocs.push((delim, strip_tabs));
+                    }
+                } else {
+                    // Input redirection: skip its source.
+                    let (_, next) = read_word(&chars, i);
+                    i = next;
+                }
+            }
+            '\'' | '"' | '\\' => {
+                let (w, next) = read_word(&chars, i);
+                word.push_str(&w);
+                in_word = true;
+                i = next;
+            }
+            '$' if chars.get(i + 1) == Some(&'(') => {
+                // Command substitution: what follows is its own command.
+                end_word(&mut words, &mut word, &mut in_word);
+                end_command(&mut out, &mut words);
+                i += 2;
+            }
+            c => {
+                word.push(c);
+                in_word = true;
+                i += 1;
+            }
+        }
+    }
+    end_word(&mut words, &mut word, &mut in_word);
+    end_command(&mut out, &mut words);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (command, expected rule or None). One row for every rule, and for
+    /// every read-only look-alike.
+    const TABLE: &[(&str, Option<&str>)] = &[
+        // Redirects.
+        ("echo hi > out.txt", Some("redirect")),
+        ("echo hi >> log.txt", Some("redirect")),
+        ("make 2> errors.log", Some("redirect")),
+        ("make &> build.log", Some("redirect")),
+        ("echo x >| f", Some("redirect")),
+        (
+            "cat > src/a.rs <<'EOF'\nfn main() { if a > b {} }\nEOF",
+            Some("redirect"),
+        ),
+        ("echo x>out", Some("redirect")),
+        ("echo x >&out.log", Some("redirect")),
+        // Read-only look-alikes of redirects.
+        ("git diff > /dev/null", None),
+        ("cargo test 2>&1", None),
+        ("cargo build 2>/dev/null", None),
+        ("ls &>/dev/null", None),
+        ("echo err >&2", None),
+        ("cat a | head", None),
+        ("python - <<'EOF'\nif a > b:\n    print(1)\nEOF", None),
+        ("grep -c '>' src/a.rs", None),
+        ("echo \"a > b\"", None),
+        ("diff <(sort a) <(sort b)", None),
+        ("tee >(wc -l) < input", None),
+        // In-place editors.
+        ("sed -i 's/a/b/' f.rs", Some("sed")),
+        ("sed -i.bak 's/a/b/' f.rs", Some("sed")),
+        ("sed -Ei 's/a/b/' f.rs", Some("sed")),
+        ("sed --in-place 's/a/b/' f.rs", Some("sed")),
+        ("sed -n '1,5p' f.rs", None),
+        ("sed 's/i/j/' f.rs", None),
+        ("perl -pi -e 's/a/b/' f", Some("perl")),
+        ("perl -i -pe 's/a/b/' f", Some("perl")),
+        ("perl -ne 'print if /x/' f", None),
+        ("grep -i todo src/", None),
+        ("rg -i todo", None),
+        // tee.
+        ("echo x | tee out.txt", Some("tee")),
+        ("echo x | tee -a out.txt", Some("tee")),
+        ("echo x | tee /dev/null", None),
+        // git.
+        ("git apply fix.patch", Some("git")),
+        ("git apply --check fix.patch", None),
+        ("git am 0001.patch", Some("git")),
+        ("git checkout -- src/a.rs", Some("git")),
+        ("git checkout main", Some("git")),
+        ("git checkout -b feature", None),
+        ("git restore src/a.rs", Some("git")),
+        ("git reset --hard HEAD~1", Some("git")),
+        ("git reset HEAD~1", None),
+        ("git mv a b", Some("git")),
+        ("git rm a", Some("git")),
+        ("git stash pop", Some("git")),
+        ("git stash list", None),
+        ("git -C repo checkout -- a", Some("git")),
+        ("git diff", None),
+        ("git status", None),
+        ("git log --oneline", None),
+        ("git add -A", None),
+        ("git commit -m 'x > y'", None),
+        // File utilities.
+        ("patch -p1 < fix.patch", Some("patch")),
+        ("mv a b", Some("mv")),
+        ("cp a b", Some("cp")),
+        ("rm -rf target/tmp", Some("rm")),
+        ("rmdir empty", Some("rmdir")),
+        ("touch new.rs", Some("touch")),
+        ("mkdir -p src/new", Some("mkdir")),
+        ("truncate -s 0 f", Some("truncate")),
+        ("ln -s a b", Some("ln")),
+        ("install -m 755 bin /usr/local/bin/", Some("install")),
+        ("dd if=/dev/zero of=disk.img bs=1M count=1", Some("dd")),
+        ("dd if=disk.img of=/dev/null", None),
+        ("tar xzf a.tgz", Some("tar")),
+        ("tar -xf a.tar", Some("tar")),
+        ("tar tzf a.tgz", None),
+        ("unzip a.zip", Some("unzip")),
+        ("rsync -a src/ dst/", Some("rsync")),
+        ("cat a.rs", None),
+        ("ls -la", None),
+        ("head -n 5 f", None),
+        // Formatters that write in place.
+        ("cargo fmt", Some("cargo")),
+        ("cargo fmt --check", None),
+        ("cargo fix --allow-dirty", Some("cargo")),
+        ("cargo clippy --fix", Some("cargo")),
+        ("cargo clippy -- -D warnings", None),
+        ("cargo test", None),
+        ("cargo build --release", None),
+        ("rustfmt src/lib.rs", Some("rustfmt")),
+        ("rustfmt --check src/lib.rs", None),
+        ("go fmt ./...", Some("go")),
+        ("go mod tidy", Some("go")),
+        ("go test ./...", None),
+        ("gofmt -w .", Some("gofmt")),
+        ("gofmt -l .", None),
+        ("prettier --write src", Some("prettier")),
+        ("prettier --check src", None),
+        ("npx prettier --write .", Some("prettier")),
+        ("eslint --fix .", Some("eslint")),
+        ("eslint .", None),
+        ("black .", Some("black")),
+        ("black --check .", None),
+        ("isort .", Some("isort")),
+        ("ruff format .", Some("ruff")),
+        ("ruff format --check .", None),
+        ("ruff check --fix .", Some("ruff")),
+        ("ruff check .", None),
+        ("clang-format -i a.c", Some("clang-format")),
+        ("clang-format a.c", None),
+        ("shfmt -w a.sh", Some("shfmt")),
+        ("pytest -x", None),
+        ("npm test", None),
+        // Wrappers, compound commands, nesting.
+        ("sudo rm /tmp/x", Some("rm")),
+        ("FOO=1 sed -i s/a/b/ f", Some("sed")),
+        ("env -i PATH=/bin touch x", Some("touch")),
+        ("timeout 10 rm x", Some("rm")),
+        ("cd src && sed -i 's/a/b/' f", Some("sed")),
+        ("cargo test; git checkout -- .", Some("git")),
+        ("ls | xargs rm", Some("rm")),
+        ("bash -c 'echo x > f'", Some("redirect")),
+        ("sh -c \"sed -i s/a/b/ f\"", Some("sed")),
+        ("bash -c 'grep -i x f'", None),
+        ("find . -name '*.tmp' -delete", Some("find")),
+        ("find . -name '*.rs' -exec sed -i 's/a/b/' {} \\;", Some("sed")),
+        ("find . -name '*.rs' -exec grep -i x {} \\;", None),
+        ("/usr/bin/rm x", Some("rm")),
+        ("echo $(rm x)", Some("rm")),
+        ("", None),
+    ];
+
+    fn rule_name(r: ChangeReason) -> &'static str {
+        match r {
+            ChangeReason::EditTool => "edit",
+            ChangeReason::Redirect => "redirect",
+            ChangeReason::Command(name) => name,
+        }
+    }
+
+    #[test]
+    fn table() {
+        let mut failures = vec![];
+        for &(cmd, want) in TABLE {
+            let got = bash_changes_files(cmd).map(rule_name);
+            if got != want {
+                failures.push(format!("{cmd:?}: got {got:?}, want {want:?}"));
+            }
+        }
+        assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn every_rule_has_a_row() {
+        for rule in RULES {
+            assert!(
+                TABLE.iter().any(|&(_, want)| want == Some(rule.name)),
+                "rule {} has no test row",
+                rule.name
+            );
+        }
+    }
+
+    #[test]
+    fn edit_tools_and_others() {
+        let v = serde_json::json!({});
+        for t in EDIT_TOOLS {
+            assert_eq!(
+                tool_changes_files(t, &v),
+                Some(ChangeReason::EditTool)
+            );
+        }
+        assert_eq!(tool_changes_files("Read", &v), None);
+        assert_eq!(tool_changes_files("Bash", &v), None);
+        assert_eq!(
+            tool_changes_files("Bash", &serde_json::json!({"command": 5})),
+            None
+        );
+    }
+}

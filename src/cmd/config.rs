@@ -1,0 +1,119 @@
+//! Finding and loading `stopgate.toml`, and `stopgate config`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use stopgate::config::{Config, DEFAULT_TOML};
+
+/// Arguments of `stopgate config`.
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("what").required(true)))]
+pub struct Args {
+    /// Print the built-in defaults, as a commented stopgate.toml.
+    #[arg(long, group = "what")]
+    default: bool,
+
+    /// Check a configuration file: print its error with line and column and
+    /// exit 2, or print "ok" and exit 0.
+    #[arg(long, value_name = "FILE", group = "what")]
+    check: Option<PathBuf>,
+
+    /// Print which file the hook would load, if any.
+    #[arg(long, group = "what")]
+    which: bool,
+}
+
+/// Run `stopgate config`.
+pub fn run(args: &Args) -> ExitCode {
+    if args.default {
+        print!("{DEFAULT_TOML}");
+        return ExitCode::SUCCESS;
+    }
+    if args.which {
+        match locate(None, &|k| std::env::var(k).ok()) {
+            Some(p) => println!("{}", p.display()),
+            None => println!("(none: the built-in defaults)"),
+        }
+        return ExitCode::SUCCESS;
+    }
+    let Some(path) = &args.check else { return ExitCode::from(2) };
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("stopgate: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    match Config::from_toml(&text) {
+        Ok(_) => {
+            println!("{}: ok", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("stopgate: {}: {e}", path.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The first configuration file that exists, in the documented order:
+/// `explicit` (`--config`), `$STOPGATE_CONFIG`,
+/// `$CLAUDE_PROJECT_DIR/.claude/stopgate.toml`, then
+/// `$XDG_CONFIG_HOME/stopgate/config.toml` (default `~/.config`).
+///
+/// An explicit path or `$STOPGATE_CONFIG` is returned even if missing, so
+/// that the caller can report it.
+pub fn locate(
+    explicit: Option<&Path>,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Option<PathBuf> {
+    let set = |k: &str| var(k).filter(|v| !v.is_empty());
+    if let Some(p) = explicit {
+        return Some(p.to_path_buf());
+    }
+    if let Some(p) = set("STOPGATE_CONFIG") {
+        return Some(PathBuf::from(p));
+    }
+    let mut candidates = vec![];
+    if let Some(dir) = set("CLAUDE_PROJECT_DIR") {
+        candidates.push(Path::new(&dir).join(".claude/stopgate.toml"));
+    }
+    match set("XDG_CONFIG_HOME") {
+        Some(x) => candidates.push(Path::new(&x).join("stopgate/config.toml")),
+        None => {
+            if let Some(home) = set("HOME") {
+                candidates.push(
+                    Path::new(&home).join(".config/stopgate/config.toml"),
+                );
+            }
+        }
+    }
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+/// Load the configuration, falling back to the defaults on any problem.
+/// The problem, if any, is returned for the debug log.
+pub fn load(explicit: Option<&Path>) -> (Config, Option<String>) {
+    let Some(path) = locate(explicit, &|k| std::env::var(k).ok()) else {
+        return (Config::default(), None);
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            return (
+                Config::default(),
+                Some(format!(
+                    "config {}: {e}; using defaults",
+                    path.display()
+                )),
+            )
+        }
+    };
+    match Config::from_toml(&text) {
+        Ok(c) => (c, Some(format!("config {}: loaded", path.display()))),
+        Err(e) => (
+            Config::default(),
+            Some(format!("config {}: {e}; using defaults", path.display())),
+        ),
+    }
+}

@@ -1,0 +1,118 @@
+//! `stopgate hook`: the Claude Code hook, wrapped so that it fails open.
+//!
+//! Whatever goes wrong in here (an error, a panic, a timeout, a `SIGBUS`),
+//! the process exits 0 and writes nothing to stderr: stderr reaches the
+//! model, and exit 2 blocks it, so both are reserved for a deliberate
+//! block. With `STOPGATE_DEBUG=1`, notes go to `debug.log` in the state
+//! directory instead.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use stopgate::config::OutputMode;
+use stopgate::gates::Gates;
+use stopgate::hook::{self, Decision, Event, HookEnv, HookInput, StateDir};
+
+/// Arguments of `stopgate hook`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Use this stopgate.toml instead of searching for one.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+/// A block, ready to deliver.
+struct Delivery {
+    message: String,
+    mode: OutputMode,
+}
+
+/// Run the hook. Never fails: see the module docs.
+pub fn run(args: &Args) -> ExitCode {
+    // A panic must not print its message to stderr.
+    std::panic::set_hook(Box::new(|_| {}));
+    // A mapped or read file vanishing under us: exit 0, silently.
+    super::sigbus::install("", 0);
+    match std::panic::catch_unwind(|| handle(args)) {
+        Ok(Some(d)) => deliver(d),
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+fn deliver(d: Delivery) -> ExitCode {
+    match d.mode {
+        OutputMode::Exit2 => {
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(err, "{}", d.message);
+            ExitCode::from(2)
+        }
+        OutputMode::Json => {
+            let obj =
+                serde_json::json!({"decision": "block", "reason": d.message});
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{obj}");
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn handle(args: &Args) -> Option<Delivery> {
+    let input = HookInput::read(std::io::stdin().lock())?;
+    let event = input.event()?;
+    let debug = std::env::var("STOPGATE_DEBUG").is_ok_and(|v| v == "1");
+    let state = hook::default_dir(|k| std::env::var(k).ok())
+        .and_then(|p| StateDir::open(&p).ok())?;
+    let log = |line: &str| {
+        if debug {
+            state.debug_log(line);
+        }
+    };
+    if event == Event::PostToolUse {
+        // The hot path: no configuration, no transcript.
+        for n in hook::post_tool_use(&input, &state).notes {
+            log(&n);
+        }
+        return None;
+    }
+    let (config, config_note) = super::config::load(args.config.as_deref());
+    if let Some(n) = config_note {
+        log(&n);
+    }
+    watchdog(Duration::from_millis(config.timeout_ms));
+    let gates = match Gates::new(&config) {
+        Ok(g) => g,
+        Err(e) => {
+            log(&format!("gates: {e}"));
+            return None;
+        }
+    };
+    let env =
+        HookEnv { entrypoint: std::env::var("CLAUDE_CODE_ENTRYPOINT").ok() };
+    let outcome = hook::stop(&input, event, &config, &gates, &state, &env);
+    for n in &outcome.notes {
+        log(n);
+    }
+    match outcome.decision {
+        Decision::Allow => None,
+        Decision::Block { message, .. } => {
+            Some(Delivery { message, mode: config.output })
+        }
+    }
+}
+
+/// Exit 0 after `limit`, whatever the hook is doing.
+fn watchdog(limit: Duration) {
+    if limit.is_zero() {
+        return;
+    }
+    let _ =
+        std::thread::Builder::new().name("watchdog".into()).spawn(move || {
+            std::thread::sleep(limit);
+            // SAFETY: _exit ends the process at once, without running
+            // destructors or atexit handlers, which is what we want from a
+            // watchdog; it has no preconditions.
+            unsafe { libc::_exit(0) };
+        });
+}

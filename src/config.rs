@@ -1,0 +1,255 @@
+//! `stopgate.toml`: what the gates look for, and how the hook answers.
+//!
+//! The defaults are built in, and [`DEFAULT_TOML`] spells them out (it is
+//! what `stopgate config --default` prints; a test checks that the two
+//! agree). A file only needs the keys it changes.
+//!
+//! Where the hook finds the file is an edge concern and lives in the
+//! binary; this module only parses. A malformed file is an error here, with
+//! its line and column; the hook turns that error into "use the defaults"
+//! so that a typo never blocks an agent, and `stopgate config --check`
+//! shows it to the user.
+
+use serde::{Deserialize, Serialize};
+
+/// The defaults, as a commented `stopgate.toml`.
+pub const DEFAULT_TOML: &str = include_str!("default_config.toml");
+
+/// The whole configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// How a block is delivered.
+    pub output: OutputMode,
+    /// The order the gates run in; the first block wins.
+    pub order: Vec<GateName>,
+    /// Entrypoints with no human to read a block.
+    pub skip_entrypoints: Vec<String>,
+    /// Count a file-changing tool use in the transcript's current turn as a
+    /// change even when no flag was raised.
+    pub transcript_changes: bool,
+    /// Run the gates at SubagentStop too.
+    pub gate_subagents: bool,
+    /// Pattern languages to load: any of `ja`, `en`, `ko`.
+    pub languages: Vec<String>,
+    /// The hook gives up and allows after this many milliseconds.
+    pub timeout_ms: u64,
+    /// The audit gate.
+    pub audit: AuditConfig,
+}
+
+/// How the hook delivers a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputMode {
+    /// Exit 2 with the message on stderr.
+    Exit2,
+    /// Exit 0 with `{"decision":"block","reason":…}` on stdout.
+    Json,
+}
+
+/// A gate's name, as used in `order`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GateName {
+    /// Decision ownership: the agent handed back a decision.
+    Ownership,
+    /// Challenge reverify: the agent caved without new evidence.
+    Reverify,
+    /// The audit gate: files changed and no audit marker.
+    Audit,
+    /// Hollow audit: a marker without substance.
+    Hollow,
+}
+
+impl GateName {
+    /// The name as written in `order` and in messages.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            GateName::Ownership => "ownership",
+            GateName::Reverify => "reverify",
+            GateName::Audit => "audit",
+            GateName::Hollow => "hollow",
+        }
+    }
+}
+
+/// The audit gate's settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuditConfig {
+    /// Whether the gate runs.
+    pub enabled: bool,
+    /// How many times one session may be prompted.
+    pub cap: u32,
+    /// Markers added to the language presets.
+    pub extra_markers: Vec<String>,
+    /// Use only `extra_markers`, not the presets.
+    pub replace_markers: bool,
+    /// Prefixes that pass when a reason follows them.
+    pub escape_hatches: Vec<String>,
+    /// The block message: at most 3 lines, no table.
+    pub message: String,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            output: OutputMode::Exit2,
+            order: vec![
+                GateName::Ownership,
+                GateName::Reverify,
+                GateName::Audit,
+                GateName::Hollow,
+            ],
+            skip_entrypoints: vec![
+                "sdk-cli".into(),
+                "sdk-ts".into(),
+                "sdk-py".into(),
+            ],
+            transcript_changes: true,
+            gate_subagents: false,
+            languages: vec!["ja".into(), "en".into(), "ko".into()],
+            timeout_ms: 5000,
+            audit: AuditConfig::default(),
+        }
+    }
+}
+
+impl Default for AuditConfig {
+    fn default() -> AuditConfig {
+        AuditConfig {
+            enabled: true,
+            cap: 2,
+            extra_markers: vec![],
+            replace_markers: false,
+            escape_hatches: vec!["監査不要:".into(), "監査不要：".into(), "no audit needed:".into(), "감사 불필요:".into()],
+            message: "stopgate: files changed this turn, but your final message holds no self-audit.\n\
+                      Audit adversarially (concurrency, failure paths, idempotence, boundaries, secrets, real verification) and report in at most 3 lines, no tables.\n\
+                      If the change is trivial, say `no audit needed: <reason>` (監査不要: 理由)."
+                .into(),
+        }
+    }
+}
+
+/// A configuration file that could not be used.
+#[derive(Debug)]
+pub struct ConfigError {
+    message: String,
+    position: Option<(usize, usize)>,
+}
+
+impl ConfigError {
+    /// The 1-based line and column of the error, when known.
+    pub fn position(&self) -> Option<(usize, usize)> {
+        self.position
+    }
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.position {
+            Some((line, col)) => {
+                write!(f, "line {line}, column {col}: {}", self.message)
+            }
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// Parse a `stopgate.toml`. Missing keys take their defaults; unknown
+    /// keys are errors, so that a misspelt key is not silently ignored.
+    pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| {
+            let position = e.span().map(|span| line_col(text, span.start));
+            ConfigError { message: e.message().trim().to_string(), position }
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        let err =
+            |message: String| Err(ConfigError { message, position: None });
+        for lang in &self.languages {
+            if !matches!(lang.as_str(), "ja" | "en" | "ko") {
+                return err(format!("unknown language {lang:?}: expected \"ja\", \"en\" or \"ko\""));
+            }
+        }
+        if self.audit.message.lines().count() > 3 {
+            return err("audit.message has more than 3 lines".into());
+        }
+        if self
+            .audit
+            .escape_hatches
+            .iter()
+            .chain(&self.audit.extra_markers)
+            .any(|k| k.is_empty())
+        {
+            return err(
+                "empty keyword in audit.extra_markers or audit.escape_hatches"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Whether a gate is both listed in `order` and enabled.
+    pub fn gate_enabled(&self, gate: GateName) -> bool {
+        self.order.contains(&gate)
+            && match gate {
+                GateName::Audit => self.audit.enabled,
+                _ => true,
+            }
+    }
+}
+
+/// The 1-based line and column of byte `offset` in `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_toml_is_the_default() {
+        assert_eq!(
+            Config::from_toml(DEFAULT_TOML).unwrap(),
+            Config::default()
+        );
+    }
+
+    #[test]
+    fn empty_file_is_the_default() {
+        assert_eq!(Config::from_toml("").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn partial_file_overrides() {
+        let c = Config::from_toml("output = \"json\"\n[audit]\ncap = 5\n")
+            .unwrap();
+        assert_eq!(c.output, OutputMode::Json);
+        assert_eq!(c.audit.cap, 5);
+        assert!(c.audit.enabled);
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        let e =
+            Config::from_toml("output = \"json\"\ncap = = 3\n").unwrap_err();
+        assert_eq!(e.position().map(|p| p.0), Some(2), "{e}");
+        let e = Config::from_toml("[audit]\ncapp = 3\n").unwrap_err();
+        assert!(e.to_string().contains("capp"), "{e}");
+        assert_eq!(e.position().map(|p| p.0), Some(2), "{e}");
+        let e = Config::from_toml("languages = [\"fr\"]").unwrap_err();
+        assert!(e.to_string().contains("fr"), "{e}");
+    }
+}

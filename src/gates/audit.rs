@@ -1,0 +1,108 @@
+//! Audit markers and the escape hatch.
+//!
+//! The audit gate's question is narrow: does the final text show that the
+//! agent audited its change? It does if it holds a marker (`監査`,
+//! `self-audit`, …), or if it takes the escape hatch (`no audit needed:`)
+//! *with a reason*: a bare hatch is not a reason.
+
+use crate::config::Config;
+use crate::error::Error;
+use crate::keywords::{
+    KeywordSet, AUDIT_MARKERS_EN, AUDIT_MARKERS_JA, AUDIT_MARKERS_KO,
+};
+
+/// How many non-blank characters must follow an escape hatch on its line.
+const MIN_REASON_CHARS: usize = 2;
+
+/// What a final text says about auditing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AuditStatus {
+    /// No marker and no escape hatch.
+    Absent,
+    /// These markers, in order of first occurrence.
+    Present(Vec<String>),
+    /// The escape hatch, with a reason.
+    Escape(String),
+}
+
+/// Finds audit markers and escape hatches in a text.
+#[derive(Clone, Debug)]
+pub struct AuditMatcher {
+    markers: KeywordSet,
+    hatches: KeywordSet,
+}
+
+impl AuditMatcher {
+    /// Build the matcher from the configured languages and keywords.
+    ///
+    /// # Errors
+    ///
+    /// When a configured keyword is empty.
+    pub fn new(config: &Config) -> Result<AuditMatcher, Error> {
+        let mut markers: Vec<&str> =
+            config.audit.extra_markers.iter().map(String::as_str).collect();
+        if !config.audit.replace_markers {
+            for lang in &config.languages {
+                markers.extend(match lang.as_str() {
+                    "ja" => AUDIT_MARKERS_JA,
+                    "en" => AUDIT_MARKERS_EN,
+                    "ko" => AUDIT_MARKERS_KO,
+                    _ => &[],
+                });
+            }
+        }
+        let mut builder = KeywordSet::builder();
+        builder.ascii_case_insensitive(true);
+        Ok(AuditMatcher {
+            markers: builder.build(&markers)?,
+            hatches: builder.build(&config.audit.escape_hatches)?,
+        })
+    }
+
+    /// Judge a final text.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use stopgate::config::Config;
+    /// use stopgate::gates::{AuditMatcher, AuditStatus};
+    ///
+    /// let m = AuditMatcher::new(&Config::default()).unwrap();
+    /// assert_eq!(m.status("Done."), AuditStatus::Absent);
+    /// assert!(matches!(m.status("監査: 境界を潰した"), AuditStatus::Present(_)));
+    /// assert!(matches!(m.status("no audit needed: typo fix"), AuditStatus::Escape(_)));
+    /// assert_eq!(m.status("no audit needed:"), AuditStatus::Absent);
+    /// assert_eq!(m.status("監査不要:"), AuditStatus::Absent);
+    /// ```
+    pub fn status(&self, text: &str) -> AuditStatus {
+        let mut hatch_spans = vec![];
+        for m in self.hatches.find_iter(text) {
+            let rest = &text[m.end()..];
+            let line = rest.split('\n').next().unwrap_or("");
+            if line.chars().filter(|c| !c.is_whitespace()).count()
+                >= MIN_REASON_CHARS
+            {
+                return AuditStatus::Escape(
+                    self.hatches.keyword(m).to_string(),
+                );
+            }
+            hatch_spans.push(m.start()..m.end());
+        }
+        // A bare hatch is no audit, even though `監査不要` holds `監査`.
+        let mut found: Vec<String> = vec![];
+        for m in self.markers.find_iter(text) {
+            let inside_hatch = hatch_spans
+                .iter()
+                .any(|h| m.start() < h.end && h.start < m.end());
+            let keyword = self.markers.keyword(m);
+            if !inside_hatch && !found.iter().any(|f| f == keyword) {
+                found.push(keyword.to_string());
+            }
+        }
+        if found.is_empty() {
+            AuditStatus::Absent
+        } else {
+            AuditStatus::Present(found)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! The hook's input: one JSON object on stdin.
+
+use std::io::Read;
+
+use serde::Deserialize;
+
+/// The most stdin the hook reads. Anything bigger is not a hook input the
+/// client would send, and the hook allows without parsing it.
+pub const MAX_INPUT: u64 = 16 << 20;
+
+/// The fields of a hook input that stopgate uses. Unknown fields are
+/// ignored; every field is optional.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct HookInput {
+    /// The session's id, used to name state files once sanitised.
+    pub session_id: Option<String>,
+    /// The main transcript's path.
+    pub transcript_path: Option<String>,
+    /// The hook's working directory.
+    pub cwd: Option<String>,
+    /// `PostToolUse`, `Stop`, `SubagentStop`, …
+    pub hook_event_name: Option<String>,
+    /// PostToolUse: the tool's name.
+    pub tool_name: Option<String>,
+    /// PostToolUse: the tool's input.
+    pub tool_input: Option<serde_json::Value>,
+    /// Stop: whether Claude Code already continues because of a hook.
+    pub stop_hook_active: Option<bool>,
+    /// Stop: the final assistant message (v2.1.47 and later).
+    pub last_assistant_message: Option<String>,
+    /// SubagentStop: the subagent's id.
+    pub agent_id: Option<String>,
+    /// SubagentStop: the subagent's transcript.
+    pub agent_transcript_path: Option<String>,
+}
+
+/// The events stopgate acts on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A tool ran: maybe raise the change flag.
+    PostToolUse,
+    /// The main agent wants to stop: run the gates.
+    Stop,
+    /// A subagent wants to stop.
+    SubagentStop,
+}
+
+impl HookInput {
+    /// Read and parse stdin, bounded at [`MAX_INPUT`]. `None` for input
+    /// that is too big, unreadable or not a JSON object.
+    pub fn read(reader: impl Read) -> Option<HookInput> {
+        let mut buf = Vec::new();
+        reader.take(MAX_INPUT + 1).read_to_end(&mut buf).ok()?;
+        if buf.len() as u64 > MAX_INPUT {
+            return None;
+        }
+        serde_json::from_slice(&buf).ok()
+    }
+
+    /// The event, if it is one stopgate acts on.
+    pub fn event(&self) -> Option<Event> {
+        match self.hook_event_name.as_deref()? {
+            "PostToolUse" => Some(Event::PostToolUse),
+            "Stop" => Some(Event::Stop),
+            "SubagentStop" => Some(Event::SubagentStop),
+            _ => None,
+        }
+    }
+}
+
+/// A session or agent id that is safe in a file name.
+///
+/// It must match `^[A-Za-z0-9._-]{1,128}$` and not be only dots, which
+/// guards against path traversal (`../../x`) in state file names.
+///
+/// ```
+/// use stopgate::hook::safe_id;
+///
+/// assert_eq!(safe_id("3f2a-b.c_d"), Some("3f2a-b.c_d"));
+/// assert_eq!(safe_id("../../x"), None);
+/// assert_eq!(safe_id(".."), None);
+/// assert_eq!(safe_id(""), None);
+/// ```
+pub fn safe_id(id: &str) -> Option<&str> {
+    let ok = (1..=128).contains(&id.len())
+        && id.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')
+        })
+        && !id.bytes().all(|b| b == b'.');
+    ok.then_some(id)
+}
