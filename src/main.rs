@@ -43,6 +43,20 @@ enum Command {
 
     /// Show or check the configuration (stopgate.toml).
     Config(cmd::config::Args),
+
+    /// Add stopgate's hooks to Claude Code's settings.json.
+    ///
+    /// Merges a PostToolUse entry (matcher Write|Edit|MultiEdit|NotebookEdit|Bash)
+    /// and Stop and SubagentStop entries, using this binary's absolute path.
+    /// Every other key and hook is kept, a backup is written first, and
+    /// running it twice changes nothing.
+    Install(cmd::install::Args),
+
+    /// Remove exactly stopgate's entries from settings.json.
+    Uninstall(cmd::install::Args),
+
+    /// Check the installation and run a self-test of the hook.
+    Doctor(cmd::doctor::Args),
 }
 
 fn main() -> ExitCode {
@@ -59,5 +73,8 @@ fn main() -> ExitCode {
         Command::Last(args) => cmd::last::run(&args),
         Command::Hook(args) => cmd::hook::run(&args),
         Command::Config(args) => cmd::config::run(&args),
+        Command::Install(args) => cmd::install::run(&args, false),
+        Command::Uninstall(args) => cmd::install::run(&args, true),
+        Command::Doctor(args) => cmd::doctor::run(&args),
     }
 }

@@ -1,6 +1,9 @@
 //! The subcommands of the `stopgate` binary, one file each.
 
 pub mod config;
+pub mod doctor;
 pub mod hook;
+pub mod install;
 pub mod last;
+pub mod settings;
 pub mod sigbus;

@@ -1,0 +1,250 @@
+//! `stopgate doctor`: is the hook installed, well-formed, and working?
+//!
+//! One line per check, `ok` or `FAIL`, and a non-zero exit if any fails.
+//! The self-test runs this very binary as a hook, exactly as Claude Code
+//! would: a PostToolUse Write, then a Stop on a transcript without
+//! markers (it must block), then the same with a marker (it must pass).
+
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::process::{Command, ExitCode, Stdio};
+
+use serde_json::json;
+
+use super::install::{read_settings, settings_path, Scope};
+use super::settings;
+
+/// Arguments of `stopgate doctor`.
+#[derive(clap::Args, Debug)]
+pub struct Args {}
+
+struct Report {
+    failed: usize,
+}
+
+impl Report {
+    fn line(&mut self, ok: bool, what: &str) {
+        if !ok {
+            self.failed += 1;
+        }
+        println!("{} {what}", if ok { "ok  " } else { "FAIL" });
+    }
+}
+
+/// Run `stopgate doctor`.
+pub fn run(_: &Args) -> ExitCode {
+    let mut r = Report { failed: 0 };
+    check_settings(&mut r);
+    check_config(&mut r);
+    check_state(&mut r);
+    self_test(&mut r);
+    if r.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        println!("{} check(s) failed", r.failed);
+        ExitCode::from(1)
+    }
+}
+
+fn check_settings(r: &mut Report) {
+    let mut any_installed = false;
+    for scope in [Scope::User, Scope::Project, Scope::Local] {
+        let Some(path) = settings_path(scope) else { continue };
+        if !path.exists() {
+            continue;
+        }
+        let settings = match read_settings(&path) {
+            Ok(s) => s,
+            Err(e) => {
+                r.line(false, &format!("settings {e}"));
+                continue;
+            }
+        };
+        let problems = settings::shape_problems(&settings);
+        r.line(
+            problems.is_empty(),
+            &format!(
+                "settings {}: hooks structure {}",
+                path.display(),
+                if problems.is_empty() {
+                    "is well-formed".to_string()
+                } else {
+                    format!(
+                        "is ignored by the client: {}",
+                        problems.join("; ")
+                    )
+                }
+            ),
+        );
+        let installed = settings::installed(&settings);
+        if installed.is_empty() {
+            continue;
+        }
+        any_installed = true;
+        for &(event, matcher) in settings::EVENTS {
+            let entry = installed.iter().find(|(e, _, _)| e == event);
+            let ok = entry.is_some_and(|(_, m, _)| {
+                event != "PostToolUse" || m == matcher
+            });
+            r.line(
+                ok,
+                &format!(
+                    "settings {}: {event} entry {}",
+                    path.display(),
+                    match entry {
+                        None =>
+                            "is missing (run `stopgate install`)".to_string(),
+                        Some((_, m, _)) if !ok =>
+                            format!("has matcher {m:?}, expected {matcher:?}"),
+                        Some(_) => "present".to_string(),
+                    }
+                ),
+            );
+        }
+        for (event, _, command) in &installed {
+            let program = program_of(command);
+            let meta = std::fs::metadata(&program);
+            let exec = meta.as_ref().is_ok_and(|m| {
+                m.is_file() && m.permissions().mode() & 0o111 != 0
+            });
+            r.line(
+                exec,
+                &format!(
+                    "{event}: {program} {}",
+                    if exec {
+                        "exists and is executable"
+                    } else {
+                        "is missing or not executable"
+                    }
+                ),
+            );
+        }
+    }
+    r.line(any_installed, if any_installed {
+        "stopgate is installed in a settings file"
+    } else {
+        "stopgate is not installed in any settings file (run `stopgate install`)"
+    });
+}
+
+/// The program of a command line, unquoted.
+fn program_of(command: &str) -> String {
+    let c = command.trim();
+    match c.strip_prefix('"') {
+        Some(q) => q.split('"').next().unwrap_or("").to_string(),
+        None => c.split_whitespace().next().unwrap_or("").to_string(),
+    }
+}
+
+fn check_config(r: &mut Report) {
+    match super::config::locate(None, &|k| std::env::var(k).ok()) {
+        None => {
+            r.line(true, "config: none found, the built-in defaults apply")
+        }
+        Some(path) => {
+            let res = std::fs::read_to_string(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|t| {
+                    stopgate::config::Config::from_toml(&t)
+                        .map_err(|e| e.to_string())
+                });
+            match res {
+                Ok(_) => {
+                    r.line(true, &format!("config {}: valid", path.display()))
+                }
+                Err(e) => r.line(
+                    false,
+                    &format!(
+                        "config {}: {e} (the hook falls back to the defaults)",
+                        path.display()
+                    ),
+                ),
+            }
+        }
+    }
+}
+
+fn check_state(r: &mut Report) {
+    let Some(dir) = stopgate::hook::default_dir(|k| std::env::var(k).ok())
+    else {
+        r.line(
+            false,
+            "state directory: HOME is not set, so the hook keeps no state",
+        );
+        return;
+    };
+    match stopgate::hook::StateDir::open(&dir) {
+        Err(e) => r.line(false, &format!("state directory: {e}")),
+        Ok(_) => {
+            let meta = std::fs::symlink_metadata(&dir);
+            let mode = meta.as_ref().map(|m| m.mode() & 0o777).unwrap_or(0);
+            r.line(
+                mode == 0o700,
+                &format!(
+                    "state directory {}: mode {mode:o}, owned by you",
+                    dir.display()
+                ),
+            );
+        }
+    }
+}
+
+fn self_test(r: &mut Report) {
+    let result = (|| -> Result<(), String> {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let transcript = tmp.path().join("t.jsonl");
+        let lines = [
+            json!({"type": "user", "entrypoint": "cli", "message": {"role": "user", "content": "Add a parser."}}),
+            json!({"type": "assistant", "entrypoint": "cli", "message": {"id": "m1", "content": [{"type": "text", "text": "Done."}]}}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&transcript, text).map_err(|e| e.to_string())?;
+        let config = tmp.path().join("stopgate.toml");
+        std::fs::write(&config, "").map_err(|e| e.to_string())?;
+        let run = |input: serde_json::Value| -> Result<(Option<i32>, String), String> {
+            let mut child = Command::new(&exe)
+                .args(["hook", "--config"])
+                .arg(&config)
+                .env("STOPGATE_STATE_DIR", tmp.path().join("state"))
+                .env_remove("CLAUDE_CODE_ENTRYPOINT")
+                .env_remove("STOPGATE_CONFIG")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| e.to_string())?;
+            child.stdin.take().unwrap().write_all(input.to_string().as_bytes()).map_err(|e| e.to_string())?;
+            let out = child.wait_with_output().map_err(|e| e.to_string())?;
+            Ok((out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned()))
+        };
+        let post = json!({"session_id": "doctor", "hook_event_name": "PostToolUse", "tool_name": "Write",
+                          "tool_input": {"file_path": "/tmp/x"}, "transcript_path": &transcript});
+        let stop = |last: Option<&str>| {
+            let mut v = json!({"session_id": "doctor", "hook_event_name": "Stop", "transcript_path": &transcript});
+            if let Some(l) = last {
+                v["last_assistant_message"] = json!(l);
+            }
+            v
+        };
+        run(post.clone())?;
+        let (code, err) = run(stop(None))?;
+        if code != Some(2) || err.is_empty() {
+            return Err(format!("a Stop without markers after a Write exited {code:?}, expected a block (2)"));
+        }
+        run(post)?;
+        let (code, _) = run(stop(Some(
+            "Self-audit: checked the failure paths and boundaries.",
+        )))?;
+        if code != Some(0) {
+            return Err(format!(
+                "a Stop with a marker exited {code:?}, expected 0"
+            ));
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => r.line(true, "self-test: Write then Stop blocks without a marker, passes with one"),
+        Err(e) => r.line(false, &format!("self-test: {e}")),
+    }
+}

@@ -1,0 +1,301 @@
+//! Claude Code's `settings.json`: stopgate's entries, merged and removed.
+//!
+//! The shape is `{"hooks": {EVENT: [{"matcher": M, "hooks": [{"type":
+//! "command", "command": C}]}]}}`. A wrong shape is silently ignored by the
+//! client, so [`shape_problems`] looks for one. Every function here is pure:
+//! reading, backing up and writing the file happen in `install`.
+
+use serde_json::{json, Map, Value};
+
+/// The PostToolUse matcher stopgate installs.
+pub const POST_MATCHER: &str = "Write|Edit|MultiEdit|NotebookEdit|Bash";
+
+/// The events stopgate installs, with their matchers.
+pub const EVENTS: &[(&str, &str)] =
+    &[("PostToolUse", POST_MATCHER), ("Stop", ""), ("SubagentStop", "")];
+
+/// Whether a handler's command runs `stopgate hook`.
+///
+/// The first word, quoted or not, must name a file called `stopgate` (or
+/// `stopgate.exe`), and the second must be `hook`.
+pub fn is_stopgate_command(command: &str) -> bool {
+    let command = command.trim();
+    let (program, rest) = match command.strip_prefix('"') {
+        Some(q) => match q.split_once('"') {
+            Some((p, rest)) => (p, rest),
+            None => return false,
+        },
+        None => {
+            command.split_once(char::is_whitespace).unwrap_or((command, ""))
+        }
+    };
+    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    matches!(base, "stopgate" | "stopgate.exe")
+        && rest.split_whitespace().next() == Some("hook")
+}
+
+/// The command line for a binary at `exe`: forward slashes (Windows hooks
+/// run under Git Bash), quoted if it holds a space.
+pub fn command_for(exe: &str) -> String {
+    let exe = exe.replace('\\', "/");
+    if exe.contains(' ') {
+        format!("\"{exe}\" hook")
+    } else {
+        format!("{exe} hook")
+    }
+}
+
+/// Why a settings value cannot be edited safely.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ShapeError(pub String);
+
+/// Add (or update) stopgate's entries in `settings`. Every other key and
+/// hook is kept. Running it twice gives the same result.
+pub fn merge(settings: &mut Value, command: &str) -> Result<(), ShapeError> {
+    let root = settings
+        .as_object_mut()
+        .ok_or_else(|| ShapeError("the top level is not an object".into()))?;
+    let hooks =
+        root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
+    let hooks = hooks
+        .as_object_mut()
+        .ok_or_else(|| ShapeError("\"hooks\" is not an object".into()))?;
+    for &(event, matcher) in EVENTS {
+        let groups =
+            hooks.entry(event).or_insert_with(|| Value::Array(vec![]));
+        let groups = groups.as_array_mut().ok_or_else(|| {
+            ShapeError(format!("\"hooks.{event}\" is not an array"))
+        })?;
+        let mut found = false;
+        for group in groups.iter_mut() {
+            let Some(handlers) =
+                group.get_mut("hooks").and_then(Value::as_array_mut)
+            else {
+                continue;
+            };
+            let ours = handlers.iter_mut().find(|h| {
+                h.get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(is_stopgate_command)
+            });
+            if let Some(h) = ours {
+                h["command"] = json!(command);
+                h["type"] = json!("command");
+                if event == "PostToolUse" {
+                    group["matcher"] = json!(matcher);
+                }
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            groups.push(json!({"matcher": matcher, "hooks": [{"type": "command", "command": command}]}));
+        }
+    }
+    Ok(())
+}
+
+/// Remove exactly stopgate's handlers; groups and events left empty by the
+/// removal go too. Returns how many handlers were removed.
+pub fn remove(settings: &mut Value) -> usize {
+    let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut)
+    else {
+        return 0;
+    };
+    let mut removed = 0;
+    let mut emptied_events = vec![];
+    for (event, groups) in hooks.iter_mut() {
+        let Some(groups) = groups.as_array_mut() else { continue };
+        let before = groups.len();
+        groups.retain_mut(|group| {
+            let Some(handlers) =
+                group.get_mut("hooks").and_then(Value::as_array_mut)
+            else {
+                return true;
+            };
+            let n = handlers.len();
+            handlers.retain(|h| {
+                !h.get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(is_stopgate_command)
+            });
+            removed += n - handlers.len();
+            !(handlers.is_empty() && n > 0)
+        });
+        if groups.is_empty() && before > 0 {
+            emptied_events.push(event.clone());
+        }
+    }
+    for e in emptied_events {
+        hooks.remove(&e);
+    }
+    removed
+}
+
+/// The stopgate commands installed for each event.
+pub fn installed(settings: &Value) -> Vec<(String, String, String)> {
+    let mut out = vec![];
+    let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
+        return out;
+    };
+    for (event, groups) in hooks {
+        for group in groups.as_array().into_iter().flatten() {
+            let matcher = group
+                .get("matcher")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            for h in group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(c) = h
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .filter(|c| is_stopgate_command(c))
+                {
+                    out.push((event.clone(), matcher.clone(), c.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every place where the hooks structure has a shape the client ignores.
+pub fn shape_problems(settings: &Value) -> Vec<String> {
+    let mut out = vec![];
+    let Some(root) = settings.as_object() else {
+        return vec!["the top level is not an object".into()];
+    };
+    let Some(hooks) = root.get("hooks") else { return out };
+    let Some(hooks) = hooks.as_object() else {
+        return vec!["\"hooks\" is not an object".into()];
+    };
+    for (event, groups) in hooks {
+        let Some(groups) = groups.as_array() else {
+            out.push(format!(
+                "hooks.{event} is not an array of matcher groups"
+            ));
+            continue;
+        };
+        for (i, group) in groups.iter().enumerate() {
+            let at = format!("hooks.{event}[{i}]");
+            let Some(g) = group.as_object() else {
+                out.push(format!("{at} is not an object"));
+                continue;
+            };
+            if g.get("matcher").is_some_and(|m| !m.is_string()) {
+                out.push(format!("{at}.matcher is not a string"));
+            }
+            match g.get("hooks").and_then(Value::as_array) {
+                None => {
+                    out.push(format!("{at}.hooks is missing or not an array"))
+                }
+                Some(handlers) => {
+                    for (j, h) in handlers.iter().enumerate() {
+                        let at = format!("{at}.hooks[{j}]");
+                        if h.get("type").and_then(Value::as_str).is_none() {
+                            out.push(format!("{at}.type is missing"));
+                        }
+                        if h.get("type").and_then(Value::as_str)
+                            == Some("command")
+                            && h.get("command")
+                                .and_then(Value::as_str)
+                                .is_none()
+                        {
+                            out.push(format!("{at}.command is missing"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_our_commands() {
+        assert!(is_stopgate_command("/usr/local/bin/stopgate hook"));
+        assert!(is_stopgate_command(
+            "\"/c/Program Files/stopgate.exe\" hook --config x"
+        ));
+        assert!(is_stopgate_command("stopgate hook"));
+        assert!(!is_stopgate_command("/bin/stopgate-other hook"));
+        assert!(!is_stopgate_command("/usr/bin/stopgate scan"));
+        assert!(!is_stopgate_command("~/.claude/hooks/self-audit-stop.sh"));
+    }
+
+    #[test]
+    fn merge_keeps_everything_else_and_is_idempotent() {
+        let mut s = json!({
+            "model": "opus",
+            "hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "/x/other.sh"}]}],
+                      "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/x/guard"}]}]}
+        });
+        merge(&mut s, "/opt/stopgate hook").unwrap();
+        let once = s.clone();
+        merge(&mut s, "/opt/stopgate hook").unwrap();
+        assert_eq!(s, once);
+        assert_eq!(s["model"], "opus");
+        assert_eq!(
+            s["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+            "/x/guard"
+        );
+        assert_eq!(
+            s["hooks"]["Stop"][0]["hooks"][0]["command"],
+            "/x/other.sh"
+        );
+        assert_eq!(installed(&s).len(), 3);
+        assert!(shape_problems(&s).is_empty());
+        // A moved binary is updated in place, not added twice.
+        merge(&mut s, "/new/stopgate hook").unwrap();
+        let cmds: Vec<_> =
+            installed(&s).into_iter().map(|(_, _, c)| c).collect();
+        assert_eq!(cmds, vec!["/new/stopgate hook"; 3]);
+    }
+
+    #[test]
+    fn remove_takes_only_ours() {
+        let mut s = json!({"hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "/x/other.sh"}]}]}});
+        let original = s.clone();
+        merge(&mut s, "/opt/stopgate hook").unwrap();
+        assert_eq!(remove(&mut s), 3);
+        assert_eq!(s, original);
+        assert_eq!(remove(&mut s), 0);
+    }
+
+    #[test]
+    fn wrong_shapes() {
+        assert!(merge(&mut json!([1]), "x").is_err());
+        assert!(merge(&mut json!({"hooks": []}), "x").is_err());
+        let s = json!({"hooks": {"Stop": {"matcher": "", "hooks": []}}});
+        assert_eq!(
+            shape_problems(&s),
+            vec!["hooks.Stop is not an array of matcher groups"]
+        );
+        let s = json!({"hooks": {"Stop": [{"matcher": "", "hooks": {"type": "command"}}]}});
+        assert_eq!(
+            shape_problems(&s),
+            vec!["hooks.Stop[0].hooks is missing or not an array"]
+        );
+    }
+
+    #[test]
+    fn commands_use_forward_slashes() {
+        assert_eq!(
+            command_for("C:\\tools\\stopgate.exe"),
+            "C:/tools/stopgate.exe hook"
+        );
+        assert_eq!(
+            command_for("/opt/my tools/stopgate"),
+            "\"/opt/my tools/stopgate\" hook"
+        );
+    }
+}
