@@ -243,8 +243,10 @@ impl KeywordSetBuilder {
         let automaton = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostFirst)
             .ascii_case_insensitive(self.ascii_case_insensitive)
-            // A few dozen short keywords: a DFA is small and fastest.
-            .kind(Some(AhoCorasickKind::DFA))
+            // Built on every hook run: a contiguous NFA builds in
+            // microseconds, where a DFA takes a millisecond, and matches a
+            // few KB of final text just as fast.
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
             .build(&keywords)
             .map_err(Error::keywords)?;
         Ok(KeywordSet { automaton, keywords })

@@ -6,6 +6,7 @@
 
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 mod cmd;
@@ -31,14 +32,8 @@ enum Command {
     /// none, 2 on an error.
     Last(cmd::last::Args),
 
-    /// Run as a Claude Code hook: reads one JSON object on stdin.
-    ///
-    /// PostToolUse raises the session's change flag when a tool changed
-    /// files. Stop runs the gates and blocks (exit 2, message on stderr, or
-    /// JSON on stdout with output = "json") when the agent says it is done
-    /// without auditing its change. Any internal problem exits 0 silently:
-    /// the hook never blocks an agent by its own fault. Set
-    /// STOPGATE_DEBUG=1 to log to debug.log in the state directory.
+    /// Run as a Claude Code hook: reads one JSON object on stdin (see
+    /// `stopgate hook --help`).
     Hook(cmd::hook::Args),
 
     /// Show or check the configuration (stopgate.toml).
@@ -59,14 +54,44 @@ enum Command {
     Doctor(cmd::doctor::Args),
 }
 
+/// `stopgate hook` alone: parsed without building the whole command line,
+/// because the hook's start-up time is paid on every tool use and turn.
+#[derive(Parser, Debug)]
+#[command(
+    name = "stopgate hook",
+    about = "Run as a Claude Code hook: reads one JSON object on stdin.",
+    long_about = "Run as a Claude Code hook: reads one JSON object on stdin.\n\n\
+        PostToolUse raises the session's change flag when a tool changed files. Stop runs \
+        the gates and blocks (exit 2, message on stderr, or JSON on stdout with \
+        output = \"json\") when the agent says it is done without auditing its change. \
+        Any internal problem exits 0 silently: the hook never blocks an agent by its own \
+        fault. Set STOPGATE_DEBUG=1 to log to debug.log in the state directory."
+)]
+struct HookCli {
+    #[command(flatten)]
+    args: cmd::hook::Args,
+}
+
 fn main() -> ExitCode {
+    if std::env::args_os().nth(1).is_some_and(|a| a == "hook") {
+        return match HookCli::try_parse_from(std::env::args_os().skip(1)) {
+            Ok(cli) => cmd::hook::run(&cli.args),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+                ) =>
+            {
+                let _ = e.print();
+                ExitCode::SUCCESS
+            }
+            // A hook must never fail loudly: a misconfigured command line
+            // in settings.json still exits 0 with nothing on stderr.
+            Err(_) => ExitCode::SUCCESS,
+        };
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        // A hook must never fail loudly: a misconfigured command line in
-        // settings.json still exits 0 with nothing on stderr.
-        Err(_) if std::env::args().nth(1).as_deref() == Some("hook") => {
-            return ExitCode::SUCCESS;
-        }
         Err(e) => e.exit(),
     };
     match cli.command {

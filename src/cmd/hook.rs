@@ -21,6 +21,11 @@ pub struct Args {
     /// Use this stopgate.toml instead of searching for one.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+
+    /// Read the hook input from FILE instead of stdin: replays a captured
+    /// input (STOPGATE_DEBUG=1 logs what the hook decided and why).
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
 }
 
 /// A block, ready to deliver.
@@ -59,7 +64,10 @@ fn deliver(d: Delivery) -> ExitCode {
 }
 
 fn handle(args: &Args) -> Option<Delivery> {
-    let input = HookInput::read(std::io::stdin().lock())?;
+    let input = match &args.input {
+        Some(path) => HookInput::read(std::fs::File::open(path).ok()?)?,
+        None => HookInput::read(std::io::stdin().lock())?,
+    };
     let event = input.event()?;
     let debug = std::env::var("STOPGATE_DEBUG").is_ok_and(|v| v == "1");
     let state = hook::default_dir(|k| std::env::var(k).ok())

@@ -31,7 +31,7 @@ mod state;
 use crate::changes::tool_changes_files;
 use crate::config::{Config, GateName};
 use crate::gates::{Facts, Gates, SessionView, Verdict};
-use crate::transcript::{Transcript, Turn, ENTRYPOINT_HEAD_BYTES};
+use crate::transcript::{Transcript, Turn};
 
 pub use self::input::{safe_id, Event, HookInput, MAX_INPUT};
 pub use self::state::{
@@ -133,13 +133,11 @@ pub fn stop(
     };
 
     // 3. Unattended sessions: nobody reads a block.
-    let entrypoint =
-        env.entrypoint.clone().filter(|e| !e.is_empty()).or_else(|| {
-            let head =
-                Transcript::read_head(path?, ENTRYPOINT_HEAD_BYTES as u64)
-                    .ok()?;
-            head.entrypoint()
-        });
+    let entrypoint = env
+        .entrypoint
+        .clone()
+        .filter(|e| !e.is_empty())
+        .or_else(|| Transcript::read_entrypoint(path?).ok().flatten());
     if let Some(e) = &entrypoint {
         if config.skip_entrypoints.iter().any(|s| s == e) {
             state.take_flag(&key);

@@ -231,8 +231,46 @@ impl Transcript {
         if !self.has_head() {
             return None;
         }
-        entrypoint_in_head(self.as_bytes(), self.is_head_cut())
+        match entrypoint_in_head(self.as_bytes(), self.is_head_cut()) {
+            HeadScan::Answer(e) => e,
+            HeadScan::NeedMore => None,
+        }
     }
+
+    /// The `entrypoint` of the transcript at `path`, reading only its head.
+    ///
+    /// It reads 64 KiB, and up to [`ENTRYPOINT_HEAD_BYTES`] only if the
+    /// first window ends before the scan does. The answer is the one
+    /// [`Transcript::entrypoint`] gives on the whole file.
+    ///
+    /// # Errors
+    ///
+    /// When `path` does not exist, cannot be read, or is a directory.
+    pub fn read_entrypoint<P: AsRef<std::path::Path>>(
+        path: P,
+    ) -> Result<Option<String>, crate::Error> {
+        let path = path.as_ref();
+        for window in [ENTRYPOINT_FIRST_WINDOW, ENTRYPOINT_HEAD_BYTES] {
+            let head = Transcript::read_head(path, window as u64)?;
+            if let HeadScan::Answer(e) =
+                entrypoint_in_head(head.as_bytes(), head.is_head_cut())
+            {
+                return Ok(e);
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// The first head window [`Transcript::read_entrypoint`] reads.
+const ENTRYPOINT_FIRST_WINDOW: usize = 64 << 10;
+
+/// The result of scanning a head window for the entrypoint.
+pub(crate) enum HeadScan {
+    /// The answer the whole file would give.
+    Answer(Option<String>),
+    /// The window ended before the scan did: read more.
+    NeedMore,
 }
 
 /// The entrypoint from the head of a transcript's bytes.
@@ -241,9 +279,11 @@ impl Transcript {
 pub(crate) fn entrypoint_in_head(
     whole: &[u8],
     whole_is_cut: bool,
-) -> Option<String> {
+) -> HeadScan {
     let head = &whole[..whole.len().min(ENTRYPOINT_HEAD_BYTES)];
     let head_is_cut = whole_is_cut || head.len() < whole.len();
+    // A window shorter than the bound may cut a line the bound would hold.
+    let short_window = whole_is_cut && head.len() < ENTRYPOINT_HEAD_BYTES;
     let mut parser = RecordParser::new();
     let mut counted = 0;
     for line in Lines::new(head) {
@@ -257,12 +297,15 @@ pub(crate) fn entrypoint_in_head(
         // A line too big to parse, or cut by the byte bound: sniff its
         // start for the top-level field instead of parsing it.
         let cut = !line.is_terminated() && head_is_cut;
+        if cut && short_window {
+            return HeadScan::NeedMore;
+        }
         if cut || bytes.len() > ENTRYPOINT_MAX_LINE {
             counted += 1;
             match sniff_entrypoint(
                 &bytes[..bytes.len().min(ENTRYPOINT_MAX_LINE)],
             ) {
-                Some(e) => return Some(e.to_string()),
+                Some(e) => return HeadScan::Answer(Some(e.to_string())),
                 None => continue,
             }
         }
@@ -276,10 +319,13 @@ pub(crate) fn entrypoint_in_head(
         }
         counted += 1;
         if let Some(e) = rec.entrypoint() {
-            return Some(e.to_string());
+            return HeadScan::Answer(Some(e.to_string()));
         }
     }
-    None
+    if short_window && counted < ENTRYPOINT_LINES {
+        return HeadScan::NeedMore;
+    }
+    HeadScan::Answer(None)
 }
 
 /// Find `"entrypoint":"VALUE"` in the start of a line too big to parse.

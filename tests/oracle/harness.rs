@@ -31,6 +31,12 @@ pub fn check_against_oracle(path: &Path, bytes: &[u8]) {
     let want_msg = super::queries::final_message(bytes);
     let want_entry = super::queries::entrypoint(bytes);
     let want_turn = super::queries::current_turn(bytes);
+    assert_eq!(
+        Transcript::read_entrypoint(path).unwrap(),
+        want_entry,
+        "{} [read_entrypoint]",
+        path.display()
+    );
     for (label, t) in sources(path) {
         let ctx = format!("{} [{label}]", path.display());
         let base = t.base_offset() as usize;

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Whole-process latency of `stopgate hook`, with hyperfine.
+#
+#   benches/hook_latency.sh            # 1 KB, 100 MB and 1 GB transcripts
+#   SIZES="1K 1M" benches/hook_latency.sh
+#
+# Stop: a flag is present (raised before every run) and the input has no
+# last_assistant_message, so the hook reads the transcript's tail (the
+# reverse scan) and its head (the entrypoint), runs the gates, and blocks
+# (exit 2; hyperfine -i accepts that). The cap is set out of reach so every
+# run takes the full path. PostToolUse: a Write, which raises the flag.
+#
+# Prints hyperfine's tables, then the medians and the 1 GB / 1 KB ratio.
+# Transcripts are generated once under target/stopgate-bench/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v hyperfine >/dev/null 2>&1; then
+    echo "installing hyperfine (Debian package)..." >&2
+    apt-get install -y hyperfine >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y hyperfine >/dev/null; }
+fi
+
+SIZES=${SIZES:-"1K 100M 1G"}
+RUNS=${RUNS:-300}
+cargo build --release --quiet
+cargo build --release --quiet --example gen_transcript
+bin=$PWD/target/release/stopgate
+gen=$PWD/target/release/examples/gen_transcript
+work=$PWD/target/stopgate-bench/hook
+mkdir -p "$work"
+export STOPGATE_STATE_DIR=$work/state
+unset CLAUDE_CODE_ENTRYPOINT STOPGATE_DEBUG STOPGATE_CONFIG CLAUDE_PROJECT_DIR
+rm -rf "$STOPGATE_STATE_DIR"
+mkdir -m 700 "$STOPGATE_STATE_DIR"
+printf '[audit]\ncap = 1000000000\n' > "$work/stopgate.toml"
+
+results=$work/results.txt
+: > "$results"
+median() { # hyperfine JSON export -> median in ms
+    python3 -c 'import json,sys; print("%.3f" % (json.load(open(sys.argv[1]))["results"][0]["median"]*1000))' "$1"
+}
+
+for size in $SIZES; do
+    t=$PWD/target/stopgate-bench/hook-$size.jsonl
+    [ -f "$t" ] || "$gen" "$size" "$t"
+    printf '{"session_id":"bench","transcript_path":"%s","cwd":"/tmp","hook_event_name":"Stop","stop_hook_active":false}\n' "$t" > "$work/stop-$size.json"
+    hyperfine -N -i --warmup 20 --runs "$RUNS" \
+        --prepare "touch $STOPGATE_STATE_DIR/bench.flag" \
+        --export-json "$work/stop-$size.hf.json" \
+        "$bin hook --config $work/stopgate.toml --input $work/stop-$size.json"
+    echo "stop $size $(median "$work/stop-$size.hf.json")" >> "$results"
+done
+
+printf '{"session_id":"bench","transcript_path":"/nonexistent","cwd":"/tmp","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/tmp/a.rs","content":"x"}}\n' > "$work/post.json"
+hyperfine -N --warmup 20 --runs "$RUNS" --export-json "$work/post.hf.json" \
+    "$bin hook --input $work/post.json"
+echo "post - $(median "$work/post.hf.json")" >> "$results"
+
+echo
+echo "== medians (ms)"
+cat "$results"
+python3 - "$results" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+stop = {r[1]: float(r[2]) for r in rows if r[0] == "stop"}
+small = next((k for k in ("1K", "1k") if k in stop), None)
+big = next((k for k in ("1G", "1g") if k in stop), None)
+if small and big:
+    print("ratio 1G/1K: %.3f" % (stop[big] / stop[small]))
+PY
