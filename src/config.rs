@@ -36,6 +36,107 @@ pub struct Config {
     pub timeout_ms: u64,
     /// The audit gate.
     pub audit: AuditConfig,
+    /// The hollow-audit gate.
+    pub hollow: HollowConfig,
+    /// The decision-ownership gate.
+    pub ownership: OwnershipConfig,
+    /// The challenge-reverify gate.
+    pub reverify: ReverifyConfig,
+    /// Literal patterns added to the language presets.
+    pub patterns: ExtraPatterns,
+}
+
+/// The hollow-audit gate's settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HollowConfig {
+    /// Whether the gate runs.
+    pub enabled: bool,
+    /// A marker sentence with less specific weight than this is a stock
+    /// phrase (a CJK character weighs 2, other letters and digits 1).
+    pub min_specific: usize,
+    /// The message for the stock-phrase rule.
+    pub message_stock_phrase: String,
+    /// The message for the claim-without-evidence rule.
+    pub message_claim_without_evidence: String,
+}
+
+/// The decision-ownership gate's settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OwnershipConfig {
+    /// Whether the gate runs.
+    pub enabled: bool,
+    /// Deferring is a fault only after at least this many tool uses.
+    pub min_tool_uses: usize,
+    /// The block message.
+    pub message: String,
+}
+
+/// The challenge-reverify gate's settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReverifyConfig {
+    /// Whether the gate runs.
+    pub enabled: bool,
+    /// The block message.
+    pub message: String,
+}
+
+/// Literal phrases added to the language presets, per category.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExtraPatterns {
+    /// Phrases that hand a decision back.
+    pub deference: Vec<String>,
+    /// Phrases of a user's prompt that dispute the agent.
+    pub challenge: Vec<String>,
+    /// Phrases of a final text that concede.
+    pub capitulation: Vec<String>,
+    /// Phrases of a final text that cite evidence.
+    pub verification: Vec<String>,
+    /// Phrases that claim a verification.
+    pub claims: Vec<String>,
+    /// Stock words that carry no specifics.
+    pub stock: Vec<String>,
+}
+
+impl Default for HollowConfig {
+    fn default() -> HollowConfig {
+        HollowConfig {
+            enabled: true,
+            min_specific: 12,
+            message_stock_phrase: "stopgate: hollow audit (stock_phrase): it names no specific risk you checked.\n\
+                                   Say what you checked and what you found (concurrency, failure paths, idempotence, boundaries, secrets, real verification), in at most 3 lines."
+                .into(),
+            message_claim_without_evidence: "stopgate: hollow audit (claim_without_evidence): you claim verification, but nothing ran after your last change.\n\
+                                             Run the tests or the build now and report the result, or drop the claim."
+                .into(),
+        }
+    }
+}
+
+impl Default for OwnershipConfig {
+    fn default() -> OwnershipConfig {
+        OwnershipConfig {
+            enabled: true,
+            min_tool_uses: 2,
+            message: "stopgate: decision ownership: you gathered the data, then handed the decision back.\n\
+                      Commit to one recommendation, with a one-line rationale and one falsifiable condition under which it would be wrong."
+                .into(),
+        }
+    }
+}
+
+impl Default for ReverifyConfig {
+    fn default() -> ReverifyConfig {
+        ReverifyConfig {
+            enabled: true,
+            message: "stopgate: challenge reverify: you changed your position without new evidence.\n\
+                      Either hold your original position and restate its grounds, or verify now (run, measure, cite) and name the new evidence."
+                .into(),
+        }
+    }
 }
 
 /// How the hook delivers a block.
@@ -112,6 +213,10 @@ impl Default for Config {
             languages: vec!["ja".into(), "en".into(), "ko".into()],
             timeout_ms: 5000,
             audit: AuditConfig::default(),
+            hollow: HollowConfig::default(),
+            ownership: OwnershipConfig::default(),
+            reverify: ReverifyConfig::default(),
+            patterns: ExtraPatterns::default(),
         }
     }
 }
@@ -202,7 +307,9 @@ impl Config {
         self.order.contains(&gate)
             && match gate {
                 GateName::Audit => self.audit.enabled,
-                _ => true,
+                GateName::Hollow => self.hollow.enabled,
+                GateName::Ownership => self.ownership.enabled,
+                GateName::Reverify => self.reverify.enabled,
             }
     }
 }

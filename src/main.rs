@@ -36,6 +36,13 @@ enum Command {
     /// `stopgate hook --help`).
     Hook(cmd::hook::Args),
 
+    /// Run the gates offline on a transcript, as if a Stop happened now.
+    ///
+    /// Prints `allow`, or `block <gate> <rule>` and the message, then the
+    /// keywords and patterns that fired. Never touches the hook's state.
+    /// Exit status: 0 for either verdict, 2 on an error.
+    Check(cmd::check::Args),
+
     /// Show or check the configuration (stopgate.toml).
     Config(cmd::config::Args),
 
@@ -90,6 +97,15 @@ fn main() -> ExitCode {
             Err(_) => ExitCode::SUCCESS,
         };
     }
+    // Outside the hook, a closed pipe (`stopgate check f | head -1`) ends
+    // the process quietly, as for any Unix filter, instead of a panic in
+    // `println!`. The hook keeps Rust's default (SIGPIPE ignored): it must
+    // never die by a signal.
+    // SAFETY: setting a signal's disposition to the default has no
+    // preconditions; no handler of ours is replaced.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => e.exit(),
@@ -97,6 +113,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Last(args) => cmd::last::run(&args),
         Command::Hook(args) => cmd::hook::run(&args),
+        Command::Check(args) => cmd::check::run(&args),
         Command::Config(args) => cmd::config::run(&args),
         Command::Install(args) => cmd::install::run(&args, false),
         Command::Uninstall(args) => cmd::install::run(&args, true),

@@ -117,3 +117,14 @@ pub fn load(explicit: Option<&Path>) -> (Config, Option<String>) {
         ),
     }
 }
+
+/// Load the configuration for an interactive command: a file that is
+/// missing or malformed is an error naming it, not a silent fallback.
+pub fn load_strict(explicit: Option<&Path>) -> Result<Config, String> {
+    let Some(path) = locate(explicit, &|k| std::env::var(k).ok()) else {
+        return Ok(Config::default());
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Config::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+}

@@ -1,5 +1,6 @@
 //! The subcommands of the `stopgate` binary, one file each.
 
+pub mod check;
 pub mod config;
 pub mod doctor;
 pub mod hook;

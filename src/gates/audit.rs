@@ -59,6 +59,11 @@ impl AuditMatcher {
         })
     }
 
+    /// The audit markers.
+    pub fn markers(&self) -> &KeywordSet {
+        &self.markers
+    }
+
     /// Judge a final text.
     ///
     /// # Example

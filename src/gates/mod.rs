@@ -5,18 +5,35 @@
 //! do no I/O: the hook reads the facts and applies the state changes a
 //! verdict implies, `stopgate check` runs the same gates offline, and the
 //! archive scanner runs them over every turn of every session. There is
-//! one implementation of each gate, here.
+//! one implementation of each gate, in its own file:
+//!
+//! * [`audit`](AuditMatcher): files changed and the final text holds no
+//!   audit marker;
+//! * `hollow`: a marker, but a stock phrase or an unbacked claim;
+//! * `ownership`: the agent gathered data, then handed the decision back;
+//! * `reverify`: the agent caved to a challenge without new evidence.
 //!
 //! [`Gates::evaluate`] runs them in the configured order; the first block
-//! wins and only one message goes out.
+//! wins and only one message goes out. The patterns are in one data table
+//! per language, under `lang/`.
 
 mod audit;
+mod hollow;
+pub mod lang;
+mod ownership;
+pub mod patterns;
+mod reverify;
 
 use crate::config::{Config, GateName};
 use crate::error::Error;
+use crate::keywords::KeywordSet;
 use crate::transcript::ToolCall;
 
+use self::patterns::{Pat, PatternSet};
+use self::reverify::ReverifyPatterns;
+
 pub use self::audit::{AuditMatcher, AuditStatus};
+pub use self::hollow::HollowRule;
 
 /// What the gates judge: one turn, as the hook or a scan sees it.
 #[derive(Clone, Copy, Debug)]
@@ -35,9 +52,22 @@ pub struct Facts<'a> {
 
 /// What the session remembers, as the gates need it.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct SessionView {
+pub struct SessionView<'a> {
     /// How many times this session was already prompted to audit.
     pub prompted: u32,
+    /// Hashes ([`text_hash`]) of final texts already nagged about by the
+    /// ownership or reverify gate.
+    pub nagged: &'a [u64],
+}
+
+/// A stable 64-bit hash of a final text (FNV-1a), for nag-once state.
+///
+/// It must not change between versions, or nags would repeat after an
+/// upgrade, so it is spelled out here rather than taken from `std`.
+pub fn text_hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// A gate's decision to block.
@@ -69,6 +99,12 @@ impl Block {
     pub fn matched(&self) -> &[String] {
         &self.matched
     }
+
+    /// Whether this block comes from a gate that owns the change flag and
+    /// the cap (audit, hollow), rather than a nag-once gate.
+    pub fn is_audit(&self) -> bool {
+        matches!(self.gate, GateName::Audit | GateName::Hollow)
+    }
 }
 
 /// The outcome of running the gates.
@@ -90,52 +126,189 @@ impl Verdict {
     }
 }
 
+/// What each gate finds in a turn, whether or not it would block: what
+/// `stopgate scan` reports per turn.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Findings {
+    /// The audit markers, escape hatch or absence.
+    pub audit: Option<AuditStatus>,
+    /// The hollow rule that fires, if a marker is present.
+    pub hollow: Option<HollowRule>,
+    /// Deference patterns, when the ownership gate's conditions hold.
+    pub deferral: Vec<String>,
+    /// Challenge and capitulation patterns, when the reverify gate's
+    /// conditions hold.
+    pub capitulation: Vec<String>,
+    /// Verification claims that nothing run after the last change backs.
+    pub unverified_claim: Vec<String>,
+}
+
 /// The gates, compiled from a configuration.
 #[derive(Clone, Debug)]
 pub struct Gates {
     order: Vec<GateName>,
-    audit_enabled: bool,
     cap: u32,
+    min_tool_uses: usize,
+    min_specific: usize,
     audit: AuditMatcher,
-    audit_message: String,
+    deference: PatternSet,
+    reverify: ReverifyPatterns,
+    claims: PatternSet,
+    markers: KeywordSet,
+    stock: KeywordSet,
+    messages: Messages,
+}
+
+#[derive(Clone, Debug)]
+struct Messages {
+    audit: String,
+    stock_phrase: String,
+    claim: String,
+    ownership: String,
+    reverify: String,
 }
 
 impl Gates {
-    /// Compile the gates' patterns.
+    /// Compile the gates' patterns for the configured languages.
     ///
     /// # Errors
     ///
     /// When a configured keyword is empty.
     pub fn new(config: &Config) -> Result<Gates, Error> {
+        let tables: Vec<&lang::LangTable> =
+            config.languages.iter().filter_map(|c| lang::table(c)).collect();
+        let set = |pick: fn(&lang::LangTable) -> &'static [Pat],
+                   extra: &[String]| {
+            let pats: Vec<Pat> =
+                tables.iter().flat_map(|t| pick(t).iter().copied()).collect();
+            PatternSet::new(&pats, extra)
+        };
+        let p = &config.patterns;
+        let mut stock: Vec<String> = tables
+            .iter()
+            .flat_map(|t| t.stock.iter().map(|s| s.to_string()))
+            .collect();
+        stock.extend(p.stock.iter().cloned());
+        stock.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        let audit = AuditMatcher::new(config)?;
+        let enabled = |g: GateName| config.gate_enabled(g);
         Ok(Gates {
-            order: config.order.clone(),
-            audit_enabled: config.gate_enabled(GateName::Audit),
+            order: config
+                .order
+                .iter()
+                .copied()
+                .filter(|g| enabled(*g))
+                .collect(),
             cap: config.audit.cap,
-            audit: AuditMatcher::new(config)?,
-            audit_message: config.audit.message.clone(),
+            min_tool_uses: config.ownership.min_tool_uses,
+            min_specific: config.hollow.min_specific,
+            markers: audit.markers().clone(),
+            audit,
+            deference: set(|t| t.deference, &p.deference)?,
+            reverify: ReverifyPatterns {
+                challenge: set(|t| t.challenge, &p.challenge)?,
+                capitulation: set(|t| t.capitulation, &p.capitulation)?,
+                verification: set(|t| t.verification, &p.verification)?,
+            },
+            claims: set(|t| t.claims, &p.claims)?,
+            stock: KeywordSet::builder()
+                .ascii_case_insensitive(true)
+                .build(&stock)?,
+            messages: Messages {
+                audit: config.audit.message.clone(),
+                stock_phrase: config.hollow.message_stock_phrase.clone(),
+                claim: config.hollow.message_claim_without_evidence.clone(),
+                ownership: config.ownership.message.clone(),
+                reverify: config.reverify.message.clone(),
+            },
         })
     }
 
-    /// The audit-marker matcher, for reports.
+    /// The audit-marker matcher.
     pub fn audit_matcher(&self) -> &AuditMatcher {
         &self.audit
     }
 
-    /// Whether the audit gate may still prompt this session.
-    pub fn under_cap(&self, session: &SessionView) -> bool {
+    /// Whether the audit gates may still prompt this session.
+    pub fn under_cap(&self, session: &SessionView<'_>) -> bool {
         session.prompted < self.cap
     }
 
-    /// Run the gates in order; the first block wins.
+    /// Run the enabled gates in order; the first block wins.
+    ///
+    /// The audit and hollow gates run only when files changed and the
+    /// session is under its cap. The ownership and reverify gates block at
+    /// most once per identical final text: a text whose [`text_hash`] is in
+    /// `session.nagged` passes.
     pub fn evaluate(
         &self,
         facts: &Facts<'_>,
-        session: &SessionView,
+        session: &SessionView<'_>,
     ) -> Verdict {
-        for gate in &self.order {
+        if facts.final_text.trim().is_empty() {
+            return Verdict::Allow;
+        }
+        let nagged = session.nagged.contains(&text_hash(facts.final_text));
+        let audit_applies = facts.changed && self.under_cap(session);
+        let mut audit_status = None;
+        for &gate in &self.order {
+            let block =
+                |rule: &'static str, message: &str, matched: Vec<String>| {
+                    Verdict::Block(Block {
+                        gate,
+                        rule,
+                        message: message.to_string(),
+                        matched,
+                    })
+                };
             let verdict = match gate {
-                GateName::Audit if self.audit_enabled => {
-                    self.audit_gate(facts, session)
+                GateName::Ownership if !nagged => {
+                    match ownership::check(
+                        &self.deference,
+                        self.min_tool_uses,
+                        facts,
+                    ) {
+                        Some(m) => {
+                            block("deferral", &self.messages.ownership, m)
+                        }
+                        None => Verdict::Allow,
+                    }
+                }
+                GateName::Reverify if !nagged => {
+                    match reverify::check(&self.reverify, facts) {
+                        Some(m) => {
+                            block("capitulation", &self.messages.reverify, m)
+                        }
+                        None => Verdict::Allow,
+                    }
+                }
+                GateName::Audit if audit_applies => {
+                    match audit_status.get_or_insert_with(|| {
+                        self.audit.status(facts.final_text)
+                    }) {
+                        AuditStatus::Absent => {
+                            block("no_marker", &self.messages.audit, vec![])
+                        }
+                        _ => Verdict::Allow,
+                    }
+                }
+                GateName::Hollow if audit_applies => {
+                    let status = audit_status.get_or_insert_with(|| {
+                        self.audit.status(facts.final_text)
+                    });
+                    match self.hollow_rule(status, facts) {
+                        Some((HollowRule::StockPhrase, m)) => block(
+                            "stock_phrase",
+                            &self.messages.stock_phrase,
+                            m,
+                        ),
+                        Some((HollowRule::ClaimWithoutEvidence, m)) => block(
+                            "claim_without_evidence",
+                            &self.messages.claim,
+                            m,
+                        ),
+                        None => Verdict::Allow,
+                    }
                 }
                 _ => Verdict::Allow,
             };
@@ -146,22 +319,95 @@ impl Gates {
         Verdict::Allow
     }
 
-    /// The audit gate: files changed, and the final text holds no marker.
-    fn audit_gate(&self, facts: &Facts<'_>, session: &SessionView) -> Verdict {
-        if !facts.changed
-            || !self.under_cap(session)
-            || facts.final_text.trim().is_empty()
-        {
-            return Verdict::Allow;
+    /// The hollow rule that fires for a present marker, and what matched.
+    fn hollow_rule(
+        &self,
+        status: &AuditStatus,
+        facts: &Facts<'_>,
+    ) -> Option<(HollowRule, Vec<String>)> {
+        let AuditStatus::Present(markers) = status else { return None };
+        if hollow::is_stock_phrase(
+            &self.markers,
+            &self.stock,
+            self.min_specific,
+            facts.final_text,
+        ) {
+            return Some((HollowRule::StockPhrase, markers.clone()));
         }
-        match self.audit.status(facts.final_text) {
-            AuditStatus::Absent => Verdict::Block(Block {
-                gate: GateName::Audit,
-                rule: "no_marker",
-                message: self.audit_message.clone(),
-                matched: vec![],
-            }),
-            AuditStatus::Present(_) | AuditStatus::Escape(_) => Verdict::Allow,
+        hollow::unverified_claim(&self.claims, facts)
+            .map(|claims| (HollowRule::ClaimWithoutEvidence, claims))
+    }
+
+    /// Everything each gate finds in a turn, ignoring order, cap and
+    /// nag-once: for reports.
+    pub fn findings(&self, facts: &Facts<'_>) -> Findings {
+        if facts.final_text.trim().is_empty() {
+            return Findings::default();
         }
+        let audit = self.audit.status(facts.final_text);
+        Findings {
+            hollow: self.hollow_rule(&audit, facts).map(|(rule, _)| rule),
+            audit: Some(audit),
+            deferral: ownership::check(
+                &self.deference,
+                self.min_tool_uses,
+                facts,
+            )
+            .unwrap_or_default(),
+            capitulation: reverify::check(&self.reverify, facts)
+                .unwrap_or_default(),
+            unverified_claim: hollow::unverified_claim(&self.claims, facts)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The keywords and patterns that fire anywhere in a turn, labelled by
+    /// category, so a user can see why a verdict came out as it did.
+    pub fn matched(&self, facts: &Facts<'_>) -> Vec<String> {
+        let mut out = vec![];
+        let text = facts.final_text;
+        out.extend(
+            self.audit
+                .markers()
+                .matched(text)
+                .into_iter()
+                .map(|k| format!("marker:{k}")),
+        );
+        if let AuditStatus::Escape(h) = self.audit.status(text) {
+            out.push(format!("escape:{h}"));
+        }
+        out.extend(
+            self.deference
+                .fired(text)
+                .into_iter()
+                .map(|k| format!("deference:{k}")),
+        );
+        if let Some(prompt) = facts.prompt {
+            out.extend(
+                self.reverify
+                    .challenge
+                    .fired(prompt)
+                    .into_iter()
+                    .map(|k| format!("challenge:{k}")),
+            );
+        }
+        out.extend(
+            self.reverify
+                .capitulation
+                .fired(text)
+                .into_iter()
+                .map(|k| format!("capitulation:{k}")),
+        );
+        out.extend(
+            self.reverify
+                .verification
+                .fired(text)
+                .into_iter()
+                .map(|k| format!("verification:{k}")),
+        );
+        out.extend(
+            self.claims.fired(text).into_iter().map(|k| format!("claim:{k}")),
+        );
+        out
     }
 }

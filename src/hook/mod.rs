@@ -30,7 +30,7 @@ mod state;
 
 use crate::changes::tool_changes_files;
 use crate::config::{Config, GateName};
-use crate::gates::{Facts, Gates, SessionView, Verdict};
+use crate::gates::{text_hash, Facts, Gates, SessionView, Verdict};
 use crate::transcript::{Transcript, Turn};
 
 pub use self::input::{safe_id, Event, HookInput, MAX_INPUT};
@@ -188,7 +188,8 @@ pub fn stop(
         changed,
         stop_hook_active: input.stop_hook_active.unwrap_or(false),
     };
-    let session = SessionView { prompted: lock.prompted() };
+    let nagged = lock.nag_hashes();
+    let session = SessionView { prompted: lock.prompted(), nagged: &nagged };
     let verdict = gates.evaluate(&facts, &session);
 
     // 4-5. The change is consumed unless an earlier gate blocked first: then
@@ -217,8 +218,15 @@ pub fn stop(
     let decision = match verdict {
         Verdict::Allow => Decision::Allow,
         Verdict::Block(block) => {
-            if let Err(e) = lock.increment_prompted() {
-                notes.push(format!("stop: counting the prompt failed: {e}"));
+            // The audit gates count towards the cap; the others nag once
+            // per identical final text.
+            let recorded = if block.is_audit() {
+                lock.increment_prompted().map(drop)
+            } else {
+                lock.record_nag(text_hash(final_text))
+            };
+            if let Err(e) = recorded {
+                notes.push(format!("stop: recording the block failed: {e}"));
             }
             Decision::Block {
                 gate: block.gate(),

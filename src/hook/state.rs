@@ -225,10 +225,12 @@ impl SessionLock {
         self.write("seen", id)
     }
 
-    /// Whether a nag with this text hash was already sent.
-    pub fn nagged(&self, hash: u64) -> bool {
-        let needle = format!("{hash:016x}");
-        self.read("nag").is_some_and(|s| s.lines().any(|l| l == needle))
+    /// The text hashes of the nags already sent.
+    pub fn nag_hashes(&self) -> Vec<u64> {
+        let text = self.read("nag").unwrap_or_default();
+        text.lines()
+            .filter_map(|l| u64::from_str_radix(l.trim(), 16).ok())
+            .collect()
     }
 
     /// Record a nag's text hash.
@@ -285,9 +287,10 @@ mod tests {
         assert_eq!(lock.prompted(), 0);
         assert_eq!(lock.increment_prompted().unwrap(), 1);
         assert_eq!(lock.increment_prompted().unwrap(), 2);
-        assert!(!lock.nagged(7));
+        assert!(lock.nag_hashes().is_empty());
         lock.record_nag(7).unwrap();
-        assert!(lock.nagged(7));
+        lock.record_nag(u64::MAX).unwrap();
+        assert_eq!(lock.nag_hashes(), vec![7, u64::MAX]);
         lock.set_seen_change("toolu_1").unwrap();
         assert_eq!(lock.seen_change().as_deref(), Some("toolu_1"));
     }

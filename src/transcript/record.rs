@@ -792,6 +792,31 @@ mod tests {
     }
 
     #[test]
+    fn numbers_agree_with_serde_json() {
+        let p = RecordParser::new();
+        for n in [
+            "77777777777777777777777777777",
+            "-99999999999999999999999",
+            "1e400",
+            "-1e400",
+            "1e-400",
+            "-0",
+            "1.7976931348623157e309",
+            "18446744073709551616",
+            "0.1e1",
+            "1E+2",
+            "01",
+            "1.",
+            ".5",
+        ] {
+            let line = format!("{{\"type\":\"user\",\"n\":{n}}}");
+            let want =
+                serde_json::from_str::<serde_json::Value>(&line).is_ok();
+            assert_eq!(p.parse(line.as_bytes()).is_ok(), want, "{line}");
+        }
+    }
+
+    #[test]
     fn nul_and_invalid_utf8_are_corrupt_not_panics() {
         let p = RecordParser::new();
         assert!(p.parse(b"{\"type\":\"user\",\"x\":\"a\x00b\"}").is_err());
