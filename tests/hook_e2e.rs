@@ -527,3 +527,111 @@ fn transcript_truncated_while_read() {
         stop_flag.store(true, std::sync::atomic::Ordering::Relaxed);
     });
 }
+
+#[test]
+fn ownership_gate_blocks_once_per_text() {
+    let h = Hook::new();
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Pick a cache.")
+        .bash("toolu_1", "ls src")
+        .bash("toolu_2", "cat Cargo.toml");
+    tx.text("Both work. Which would you prefer, Redis or an in-process LRU?");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    let msg = assert_blocked(&h.stop("o1", &t, None));
+    assert!(msg.contains("decision ownership"), "{msg}");
+    // Nag once: the identical text passes the second time.
+    assert_silent_allow(&h.stop("o1", &t, None));
+    // A clarifying question before any tool use passes.
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Pick a cache.")
+        .text("Which would you prefer, Redis or an in-process LRU?");
+    let t = tx.save(h.dir.path(), "t2.jsonl");
+    assert_silent_allow(&h.stop("o2", &t, None));
+}
+
+#[test]
+fn reverify_gate_blocks_once_per_text() {
+    let h = Hook::new();
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("That's wrong, the limit is 100 not 50.")
+        .text("You're right, the limit is 100.");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    let msg = assert_blocked(&h.stop("r1", &t, None));
+    assert!(msg.contains("challenge reverify"), "{msg}");
+    assert_silent_allow(&h.stop("r1", &t, None));
+    // With evidence, it passes.
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("That's wrong, it's 3.1 ms.")
+        .text("You're right: I re-ran the benchmark and measured 3.1 ms.");
+    let t = tx.save(h.dir.path(), "t2.jsonl");
+    assert_silent_allow(&h.stop("r2", &t, None));
+}
+
+#[test]
+fn hollow_gate_names_its_rule_and_counts_towards_the_cap() {
+    let h = Hook::new();
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Fix it.").write_tool("toolu_1").text("監査：問題なし");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    let msg = assert_blocked(&h.stop("h1", &t, None));
+    assert!(msg.contains("stock_phrase"), "{msg}");
+    assert_eq!(h.count("h1"), 1);
+    tx.write_tool("toolu_2").text("Self-audit: checked the lock ordering for both writers. All tests pass.");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    let msg = assert_blocked(&h.stop("h1", &t, None));
+    assert!(msg.contains("claim_without_evidence"), "{msg}");
+    assert_eq!(h.count("h1"), 2);
+    // The cap (2) is reached: the next hollow audit passes.
+    tx.write_tool("toolu_3").text("Audit: LGTM");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    assert_silent_allow(&h.stop("h1", &t, None));
+}
+
+#[test]
+fn ordering_first_block_wins_and_the_flag_waits() {
+    // Both ownership and audit would fire: ownership runs first.
+    let h = Hook::new();
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Speed it up.").bash("toolu_1", "ls").write_tool("toolu_2");
+    tx.text("I made a first pass. Which would you prefer next, caching or batching?");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    assert_silent_allow(&h.post_write("g1"));
+    let msg = assert_blocked(&h.stop("g1", &t, None));
+    assert!(
+        msg.contains("decision ownership") && !msg.contains("self-audit"),
+        "one message: {msg}"
+    );
+    assert!(
+        h.state().join("g1.flag").exists(),
+        "the flag stays for the audit"
+    );
+    assert_eq!(h.count("g1"), 0, "a nag does not count towards the audit cap");
+    // Next Stop, same text: ownership has nagged; the audit gate blocks.
+    let msg = assert_blocked(&h.stop("g1", &t, None));
+    assert!(msg.contains("self-audit"), "{msg}");
+    assert!(!h.state().join("g1.flag").exists());
+    assert_silent_allow(&h.stop("g1", &t, None));
+
+    // The order is configurable: audit first.
+    let h = Hook::new().config("order = [\"audit\", \"ownership\"]\n");
+    assert_silent_allow(&h.post_write("g2"));
+    let msg = assert_blocked(&h.stop("g2", &t, None));
+    assert!(msg.contains("self-audit"), "{msg}");
+
+    // A gate left out of the order is off.
+    let h = Hook::new().config("order = [\"audit\"]\n");
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Pick.").bash("toolu_1", "ls").bash("toolu_2", "ls");
+    tx.text("Which would you prefer?");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    assert_silent_allow(&h.stop("g3", &t, None));
+}
+
+#[test]
+fn unattended_sessions_skip_every_gate() {
+    let h = Hook::new().env("CLAUDE_CODE_ENTRYPOINT", "sdk-py");
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("That's wrong.").text("You're right.");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    assert_silent_allow(&h.stop("u1", &t, None));
+}

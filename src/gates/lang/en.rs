@@ -27,7 +27,7 @@ pub const TABLE: LangTable = LangTable {
         Lit("leave the decision"),
         Lit("i can go either way"),
         Lit("happy to go either way"),
-        Near("which", "prefer", 40),
+        Near("which", "you prefer", 40),
         Near("which", "would you like", 40),
         Near("which", "do you want", 40),
         Near("which", "should i", 30),

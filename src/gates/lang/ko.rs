@@ -35,7 +35,9 @@ pub const TABLE: LangTable = LangTable {
     ],
     capitulation: &[
         Lit("맞네요"),
-        Lit("맞습니다"),
+        // Not a bare "맞습니다" ("is correct"): it holds a position as often
+        // as it concedes one ("아니요, 10이 맞습니다").
+        Lit("네, 맞습니다"),
         Lit("맞는 말씀"),
         Lit("말씀이 맞"),
         Lit("좋은 지적"),
