@@ -14,6 +14,7 @@
 mod lines;
 mod query;
 mod record;
+mod sniff;
 mod source;
 mod turn;
 
@@ -26,5 +27,6 @@ pub use self::record::{
     Block, Content, Message, ParseError, Record, RecordParser, RecordType,
     ToolResult, ToolUse,
 };
+pub use self::sniff::{top_level_type, Sniff};
 pub use self::source::Transcript;
 pub use self::turn::{is_real_prompt, Prompt, ToolCall, Turn};

@@ -186,6 +186,18 @@ pub struct Record<'a> {
     uuid: Option<&'a str>,
     timestamp: Option<&'a str>,
     message: Option<Message<'a>>,
+    hook_commands: Vec<&'a str>,
+    prevented_continuation: bool,
+}
+
+/// What a `system` record of subtype `stop_hook_summary` says about the
+/// Stop hooks that ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StopHookSummary<'a> {
+    /// The commands of the hooks that ran (`hookInfos[].command`).
+    pub commands: Vec<&'a str>,
+    /// Whether a hook blocked the stop (`preventedContinuation`).
+    pub prevented_continuation: bool,
 }
 
 impl<'a> Record<'a> {
@@ -242,6 +254,17 @@ impl<'a> Record<'a> {
     /// The `message` object, if there is one.
     pub fn message(&self) -> Option<&Message<'a>> {
         self.message.as_ref()
+    }
+
+    /// The Stop hooks' summary, for a `system` record of subtype
+    /// `stop_hook_summary`.
+    pub fn stop_hook_summary(&self) -> Option<StopHookSummary<'a>> {
+        (self.record_type() == RecordType::System && self.subtype == Some("stop_hook_summary")).then(|| {
+            StopHookSummary {
+                commands: self.hook_commands.clone(),
+                prevented_continuation: self.prevented_continuation,
+            }
+        })
     }
 
     /// The `message.content`, or [`Content::Absent`].
@@ -513,7 +536,11 @@ keys!(RecordKey {
     Uuid = "uuid",
     Timestamp = "timestamp",
     Message = "message",
+    HookInfos = "hookInfos",
+    PreventedContinuation = "preventedContinuation",
 });
+
+keys!(HookInfoKey { Command = "command" });
 
 keys!(MessageKey { Id = "id", Role = "role", Content = "content" });
 
@@ -571,6 +598,14 @@ impl<'de> Deserialize<'de> for Record<'de> {
                         RecordKey::Message => {
                             r.message = map.next_value::<MaybeMessage>()?.0
                         }
+                        RecordKey::HookInfos => {
+                            r.hook_commands =
+                                map.next_value::<HookCommands>()?.0
+                        }
+                        RecordKey::PreventedContinuation => {
+                            r.prevented_continuation =
+                                map.next_value::<Flag>()?.0
+                        }
                         RecordKey::Other => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -580,6 +615,56 @@ impl<'de> Deserialize<'de> for Record<'de> {
             }
         }
         d.deserialize_map(V)
+    }
+}
+
+/// `hookInfos`: the `command` of each object in the array.
+struct HookCommands<'a>(Vec<&'a str>);
+
+impl<'de> Deserialize<'de> for HookCommands<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Info<'a>(Option<&'a str>);
+        impl<'de> Deserialize<'de> for Info<'de> {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = Info<'de>;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("any JSON value")
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Info<'de>, A::Error> {
+                        let mut command = None;
+                        while let Some(key) = map.next_key::<HookInfoKey>()? {
+                            match key {
+                                HookInfoKey::Command => command = map.next_value::<Str>()?.0,
+                                HookInfoKey::Other => {
+                                    map.next_value::<IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        Ok(Info(command))
+                    }
+                    lenient_rest!(Info(None); bool, num, unit, str, seq);
+                }
+                d.deserialize_any(V)
+            }
+        }
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = HookCommands<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut out = vec![];
+                while let Some(Info(c)) = seq.next_element::<Info>()? {
+                    out.extend(c);
+                }
+                Ok(HookCommands(out))
+            }
+            lenient_rest!(HookCommands(vec![]); bool, num, unit, str, map);
+        }
+        d.deserialize_any(V)
     }
 }
 

@@ -1,0 +1,190 @@
+//! Reading a line's top-level `type` without parsing the line.
+//!
+//! A bulk scan meets millions of lines it does not need: `progress`
+//! records are about 70% of a real transcript, and tool results carry most
+//! of its bytes. Parsing each of them with simd-json to learn that would
+//! cap the scan far below memory bandwidth. [`top_level_type`] walks the
+//! object's top level only, skipping nested values bracket by bracket, and
+//! stops at the `type` key, which Claude Code writes before `message` and
+//! `data`. In practice it reads the first few hundred bytes of a line.
+//!
+//! It is exact for well-formed JSON: a `"type"` inside a nested object or a
+//! string is never mistaken for the top-level one. When the line is not
+//! plain enough to be sure (an escape inside the type's value, a line that
+//! does not end in `}`), it answers [`Sniff::Unsure`] and the caller parses
+//! the line. It does not validate what it skips, so a line that is well
+//! framed but corrupt past its `type` is reported by its type, and of two
+//! top-level `type` keys (which Claude Code never writes) it reads the
+//! first where the parser keeps the last.
+
+use memchr::memchr2;
+
+/// What [`top_level_type`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sniff<'a> {
+    /// The top-level `type` is this string (raw, without escapes).
+    Type(&'a [u8]),
+    /// The object has no top-level `type` string.
+    NoType,
+    /// The line must be parsed to know.
+    Unsure,
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
+        i += 1;
+    }
+    i
+}
+
+/// Skip a string starting at the `"` at `i`; returns the index after its
+/// closing quote.
+fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        let k = j + memchr2(b'"', b'\\', &b[j..])?;
+        if b[k] == b'\\' {
+            j = k + 2;
+            if j > b.len() {
+                return None;
+            }
+        } else {
+            return Some(k + 1);
+        }
+    }
+}
+
+/// Skip one value starting at `i`; returns the index after it.
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => skip_string(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = skip_string(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            None
+        }
+        _ => {
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
+    }
+}
+
+/// The top-level `type` of a JSON object line, found without parsing it.
+///
+/// # Example
+///
+/// ```
+/// use stopgate::transcript::{top_level_type, Sniff};
+///
+/// let line = br#"{"data":{"type":"nested"},"type":"progress"}"#;
+/// assert_eq!(top_level_type(line), Sniff::Type(b"progress"));
+/// assert_eq!(top_level_type(br#"{"a":1}"#), Sniff::NoType);
+/// assert_eq!(top_level_type(b"not json"), Sniff::Unsure);
+/// ```
+pub fn top_level_type(line: &[u8]) -> Sniff<'_> {
+    sniff(line).unwrap_or(Sniff::Unsure)
+}
+
+fn sniff(b: &[u8]) -> Option<Sniff<'_>> {
+    // Framing: a line cut short (the common corruption) is left to the
+    // parser, which counts it.
+    let last = b.iter().rposition(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
+    if b[last] != b'}' {
+        return None;
+    }
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Some(Sniff::NoType);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = skip_string(b, i)?;
+        let key = &b[i + 1..key_end - 1];
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        if key == b"type" {
+            if b.get(i) != Some(&b'"') {
+                // A non-string type: let the parser decide what it is.
+                return None;
+            }
+            let end = skip_string(b, i)?;
+            let value = &b[i + 1..end - 1];
+            // Escapes need the parser.
+            if value.contains(&b'\\') {
+                return None;
+            }
+            return Some(Sniff::Type(value));
+        }
+        i = skip_ws(b, skip_value(b, i)?);
+        match b.get(i)? {
+            b',' => i = skip_ws(b, i + 1),
+            b'}' => return Some(Sniff::NoType),
+            _ => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agrees_with_the_parser() {
+        let lines: &[&[u8]] = &[
+            br#"{"type":"progress","data":{"type":"hook_progress"}}"#,
+            br#"{"parentUuid":null,"isSidechain":false,"cwd":"/x","type":"user","message":{}}"#,
+            br#"{"a":{"type":"x","b":[1,{"type":"y"}]},"s":"\"type\":\"z\"","type":"assistant"}"#,
+            br#"{"a":"type","type":"summary"}"#,
+            br#"{"type":"us\u0065r"}"#,
+            br#"{"type":5}"#,
+            br#"{"x":1}"#,
+            br#"{}"#,
+            br#"  { "type" : "system" , "subtype":"turn_duration" }"#,
+            br#"{"type":"progress""#,
+            br#"[1]"#,
+        ];
+        let parser = crate::transcript::RecordParser::new();
+        for line in lines {
+            let parsed = parser.parse(line).ok().map(|r| r.type_name().map(|t| t.as_bytes().to_vec()));
+            match top_level_type(line) {
+                Sniff::Type(t) => assert_eq!(parsed, Some(Some(t.to_vec())), "{:?}", line),
+                Sniff::NoType => assert_eq!(parsed, Some(None), "{:?}", line),
+                Sniff::Unsure => {}
+            }
+        }
+        assert_eq!(top_level_type(lines[0]), Sniff::Type(b"progress"));
+        assert_eq!(top_level_type(lines[2]), Sniff::Type(b"assistant"));
+        assert_eq!(top_level_type(lines[4]), Sniff::Unsure);
+        assert_eq!(top_level_type(lines[10]), Sniff::Unsure);
+    }
+}
