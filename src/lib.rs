@@ -64,6 +64,7 @@ complete JSON object.
 #![deny(rustdoc::broken_intra_doc_links)]
 #![warn(missing_debug_implementations)]
 
+pub mod archive;
 pub mod changes;
 pub mod config;
 mod error;

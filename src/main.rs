@@ -36,6 +36,15 @@ enum Command {
     /// `stopgate hook --help`).
     Hook(cmd::hook::Args),
 
+    /// Scan transcript archives for unaudited changes, hollow audits,
+    /// deferrals, capitulations and unverified claims, turn by turn.
+    ///
+    /// Streams every file in chunks (memory stays bounded by the longest
+    /// line), in parallel, with a progress bar on a terminal. Exit status:
+    /// 0, or 1 with --fail-on-findings when anything was found, 2 on an
+    /// error such as a missing PATH.
+    Scan(cmd::scan::Args),
+
     /// Run the gates offline on a transcript, as if a Stop happened now.
     ///
     /// Prints `allow`, or `block <gate> <rule>` and the message, then the
@@ -114,6 +123,7 @@ fn main() -> ExitCode {
         Command::Last(args) => cmd::last::run(&args),
         Command::Hook(args) => cmd::hook::run(&args),
         Command::Check(args) => cmd::check::run(&args),
+        Command::Scan(args) => cmd::scan::run(&args),
         Command::Config(args) => cmd::config::run(&args),
         Command::Install(args) => cmd::install::run(&args, false),
         Command::Uninstall(args) => cmd::install::run(&args, true),

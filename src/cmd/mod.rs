@@ -6,5 +6,6 @@ pub mod doctor;
 pub mod hook;
 pub mod install;
 pub mod last;
+pub mod scan;
 pub mod settings;
 pub mod sigbus;

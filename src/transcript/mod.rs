@@ -18,6 +18,9 @@ mod sniff;
 mod source;
 mod turn;
 
+pub(crate) use self::query::last_text_any_chain;
+pub(crate) use self::turn::{is_prompt_shaped, prompt_text};
+
 pub use self::lines::{Line, Lines, RevLines};
 pub use self::query::{
     FinalMessage, FinalText, ENTRYPOINT_HEAD_BYTES, ENTRYPOINT_LINES,

@@ -395,7 +395,15 @@ pub(crate) fn might_be_chat(line: &[u8]) -> bool {
 
 /// The last non-blank text of a main-chain assistant record.
 pub(crate) fn last_text_of<'a>(rec: &Record<'a>) -> Option<&'a str> {
-    if rec.record_type() != RecordType::Assistant || rec.is_sidechain() {
+    if rec.is_sidechain() {
+        return None;
+    }
+    last_text_any_chain(rec)
+}
+
+/// [`last_text_of`] without the main-chain condition, for subagent files.
+pub(crate) fn last_text_any_chain<'a>(rec: &Record<'a>) -> Option<&'a str> {
+    if rec.record_type() != RecordType::Assistant {
         return None;
     }
     match rec.content() {

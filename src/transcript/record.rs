@@ -259,11 +259,11 @@ impl<'a> Record<'a> {
     /// The Stop hooks' summary, for a `system` record of subtype
     /// `stop_hook_summary`.
     pub fn stop_hook_summary(&self) -> Option<StopHookSummary<'a>> {
-        (self.record_type() == RecordType::System && self.subtype == Some("stop_hook_summary")).then(|| {
-            StopHookSummary {
-                commands: self.hook_commands.clone(),
-                prevented_continuation: self.prevented_continuation,
-            }
+        (self.record_type() == RecordType::System
+            && self.subtype == Some("stop_hook_summary"))
+        .then(|| StopHookSummary {
+            commands: self.hook_commands.clone(),
+            prevented_continuation: self.prevented_continuation,
         })
     }
 
@@ -625,18 +625,28 @@ impl<'de> Deserialize<'de> for HookCommands<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Info<'a>(Option<&'a str>);
         impl<'de> Deserialize<'de> for Info<'de> {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            fn deserialize<D: Deserializer<'de>>(
+                d: D,
+            ) -> Result<Self, D::Error> {
                 struct V;
                 impl<'de> Visitor<'de> for V {
                     type Value = Info<'de>;
-                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    fn expecting(
+                        &self,
+                        f: &mut fmt::Formatter<'_>,
+                    ) -> fmt::Result {
                         f.write_str("any JSON value")
                     }
-                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Info<'de>, A::Error> {
+                    fn visit_map<A: MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<Info<'de>, A::Error> {
                         let mut command = None;
                         while let Some(key) = map.next_key::<HookInfoKey>()? {
                             match key {
-                                HookInfoKey::Command => command = map.next_value::<Str>()?.0,
+                                HookInfoKey::Command => {
+                                    command = map.next_value::<Str>()?.0
+                                }
                                 HookInfoKey::Other => {
                                     map.next_value::<IgnoredAny>()?;
                                 }
@@ -655,7 +665,10 @@ impl<'de> Deserialize<'de> for HookCommands<'de> {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
                 let mut out = vec![];
                 while let Some(Info(c)) = seq.next_element::<Info>()? {
                     out.extend(c);

@@ -82,7 +82,12 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
         }
         _ => {
             let mut j = i;
-            while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
+            while j < b.len()
+                && !matches!(
+                    b[j],
+                    b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'
+                )
+            {
                 j += 1;
             }
             (j > i).then_some(j)
@@ -109,7 +114,8 @@ pub fn top_level_type(line: &[u8]) -> Sniff<'_> {
 fn sniff(b: &[u8]) -> Option<Sniff<'_>> {
     // Framing: a line cut short (the common corruption) is left to the
     // parser, which counts it.
-    let last = b.iter().rposition(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
+    let last =
+        b.iter().rposition(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
     if b[last] != b'}' {
         return None;
     }
@@ -175,9 +181,14 @@ mod tests {
         ];
         let parser = crate::transcript::RecordParser::new();
         for line in lines {
-            let parsed = parser.parse(line).ok().map(|r| r.type_name().map(|t| t.as_bytes().to_vec()));
+            let parsed = parser
+                .parse(line)
+                .ok()
+                .map(|r| r.type_name().map(|t| t.as_bytes().to_vec()));
             match top_level_type(line) {
-                Sniff::Type(t) => assert_eq!(parsed, Some(Some(t.to_vec())), "{:?}", line),
+                Sniff::Type(t) => {
+                    assert_eq!(parsed, Some(Some(t.to_vec())), "{:?}", line)
+                }
                 Sniff::NoType => assert_eq!(parsed, Some(None), "{:?}", line),
                 Sniff::Unsure => {}
             }

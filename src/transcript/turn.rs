@@ -90,6 +90,15 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
+    /// An owned tool use.
+    pub fn new(
+        id: Option<String>,
+        name: String,
+        input: serde_json::Value,
+    ) -> ToolCall {
+        ToolCall { id, name, input }
+    }
+
     /// The tool use's `id`.
     pub fn id(&self) -> Option<&str> {
         self.id.as_deref()
@@ -113,8 +122,13 @@ impl ToolCall {
 /// command-output wrapper. A slash command's `<command-message>` line
 /// qualifies; the `isMeta` expansion after it does not.
 pub fn is_real_prompt(rec: &Record<'_>) -> bool {
+    !rec.is_sidechain() && is_prompt_shaped(rec)
+}
+
+/// [`is_real_prompt`] without the main-chain condition: a subagent file's
+/// own prompts are sidechain lines.
+pub(crate) fn is_prompt_shaped(rec: &Record<'_>) -> bool {
     if rec.record_type() != RecordType::User
-        || rec.is_sidechain()
         || rec.is_meta()
         || rec.is_compact_summary()
     {
@@ -142,7 +156,7 @@ pub fn is_real_prompt(rec: &Record<'_>) -> bool {
 }
 
 /// A prompt's text: its content string, or its text blocks joined.
-fn prompt_text(rec: &Record<'_>) -> String {
+pub(crate) fn prompt_text(rec: &Record<'_>) -> String {
     match rec.content() {
         Content::Text(t) => t.to_string(),
         Content::Blocks(blocks) => {

@@ -1,0 +1,59 @@
+//! The archive scanner: every turn of every session, judged by the gates.
+//!
+//! `stopgate scan` answers, across months of sessions, how often agents
+//! changed files and never audited, how often the audits were hollow, how
+//! often an agent deferred or caved, and whether the Stop hooks ran and
+//! blocked. It must work where usage scanners fall over (500 MB sessions,
+//! multi-GB archives), so:
+//!
+//! * files are streamed in chunks ([`for_each_line`]), never mapped and
+//!   never read whole: memory is bounded by the longest line and the
+//!   thread count;
+//! * lines are classified by their top-level `type` without parsing, and
+//!   only user prompts, assistant lines and stop-hook summaries are parsed;
+//! * files are scanned in parallel (rayon), and a date filter skips files
+//!   by modification time before opening them.
+//!
+//! The judgments are the gates' own ([`Gates::findings`]): the scan and the
+//! hook share one implementation of each.
+
+mod reader;
+mod scan;
+mod walk;
+
+use rayon::prelude::*;
+
+use crate::gates::Gates;
+
+pub use self::reader::{for_each_line, ChunkLine, DEFAULT_CHUNK};
+pub use self::scan::{
+    scan_file, session_of, FileReport, Finding, ScanOptions, TurnReport,
+};
+pub use self::walk::{default_root, walk, Candidate, MissingPath, Walked};
+
+/// Scan `files` on `threads` threads, calling `progress` with each file's
+/// size as it finishes. Reports come back in the order of `files`.
+///
+/// # Errors
+///
+/// When the thread pool cannot be built.
+pub fn scan_files(
+    files: &[Candidate],
+    gates: &Gates,
+    options: &ScanOptions,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<FileReport>, rayon::ThreadPoolBuildError> {
+    let pool =
+        rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build()?;
+    Ok(pool.install(|| {
+        files
+            .par_iter()
+            .map(|c| {
+                let report = scan_file(&c.path, gates, options);
+                progress(c.len);
+                report
+            })
+            .collect()
+    }))
+}

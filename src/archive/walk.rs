@@ -1,0 +1,105 @@
+//! Finding transcript files under the paths a user names.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// A file to scan, with its size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// The file.
+    pub path: PathBuf,
+    /// Its size when listed.
+    pub len: u64,
+}
+
+/// What walking the paths found.
+#[derive(Clone, Debug, Default)]
+pub struct Walked {
+    /// The files, sorted by path.
+    pub files: Vec<Candidate>,
+    /// Files left out because they were last modified before `since`.
+    pub skipped_by_date: usize,
+    /// Entries that could not be read (permissions, races), with why.
+    pub errors: Vec<String>,
+}
+
+/// An error that stops a scan before it starts: a path that does not exist.
+#[derive(Debug)]
+pub struct MissingPath(pub PathBuf);
+
+impl std::fmt::Display for MissingPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: no such file or directory", self.0.display())
+    }
+}
+
+impl std::error::Error for MissingPath {}
+
+/// List the `*.jsonl` files under `paths` (subagent files under
+/// `<session>/subagents/` included); a path that is a file is taken as it
+/// is. Files last modified before `modified_since` are left out without
+/// being opened. Directory symlinks are not followed.
+pub fn walk(
+    paths: &[PathBuf],
+    modified_since: Option<SystemTime>,
+) -> Result<Walked, MissingPath> {
+    let mut out = Walked::default();
+    for root in paths {
+        if std::fs::symlink_metadata(root).is_err() {
+            return Err(MissingPath(root.clone()));
+        }
+        for entry in walkdir::WalkDir::new(root).follow_root_links(true) {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    out.errors.push(e.to_string());
+                    continue;
+                }
+            };
+            let explicit = entry.depth() == 0;
+            if !entry.file_type().is_file()
+                && !(explicit && !entry.file_type().is_dir())
+            {
+                continue;
+            }
+            if !explicit
+                && entry.path().extension().is_none_or(|e| e != "jsonl")
+            {
+                continue;
+            }
+            let meta = match entry.metadata() {
+                Ok(m) => m,
+                Err(e) => {
+                    out.errors
+                        .push(format!("{}: {e}", entry.path().display()));
+                    continue;
+                }
+            };
+            if let (Some(since), Ok(mtime)) = (modified_since, meta.modified())
+            {
+                if mtime < since {
+                    out.skipped_by_date += 1;
+                    continue;
+                }
+            }
+            out.files.push(Candidate {
+                path: entry.path().to_path_buf(),
+                len: meta.len(),
+            });
+        }
+    }
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.files.dedup_by(|a, b| a.path == b.path);
+    Ok(out)
+}
+
+/// The default archive: `$CLAUDE_CONFIG_DIR/projects`, else
+/// `~/.claude/projects`.
+pub fn default_root(var: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    if let Some(dir) = var("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        return Some(Path::new(&dir).join("projects"));
+    }
+    var("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| Path::new(&h).join(".claude/projects"))
+}

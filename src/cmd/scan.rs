@@ -1,0 +1,368 @@
+//! `stopgate scan [PATH...]`: findings across transcript archives.
+
+use std::collections::HashMap;
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
+use stopgate::gates::Gates;
+
+/// Output formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// A summary: totals, rates, the worst sessions, throughput.
+    Table,
+    /// One JSON object per turn with findings (or per turn: --all-turns).
+    Jsonl,
+    /// The JSONL columns as CSV.
+    Csv,
+}
+
+/// Arguments of `stopgate scan`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Files or directories to scan; directories are searched for *.jsonl,
+    /// subagent files included. Default: $CLAUDE_CONFIG_DIR/projects, else
+    /// ~/.claude/projects.
+    paths: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+
+    /// With --format jsonl or csv, write every turn, not only those with
+    /// findings.
+    #[arg(long)]
+    all_turns: bool,
+
+    /// Only turns on or after this date (YYYY-MM-DD, UTC). Files last
+    /// modified before it are skipped without being read.
+    #[arg(long, value_name = "DATE")]
+    since: Option<jiff::civil::Date>,
+
+    /// Only turns on or before this date (YYYY-MM-DD, UTC).
+    #[arg(long, value_name = "DATE")]
+    until: Option<jiff::civil::Date>,
+
+    /// Threads to scan with (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+
+    /// Exit 1 when any finding is reported (for CI).
+    #[arg(long)]
+    fail_on_findings: bool,
+
+    /// No progress bar (there is none anyway when stderr is not a terminal).
+    #[arg(long)]
+    no_progress: bool,
+
+    /// Use this stopgate.toml instead of searching for one.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    /// Read files in chunks of this many bytes (for testing).
+    #[arg(long, hide = true, default_value_t = archive::DEFAULT_CHUNK)]
+    chunk_size: usize,
+}
+
+/// Run `stopgate scan`.
+pub fn run(args: &Args) -> ExitCode {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("stopgate: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_inner(args: &Args) -> Result<ExitCode, String> {
+    let config = super::config::load_strict(args.config.as_deref())?;
+    let gates = Gates::new(&config).map_err(|e| e.to_string())?;
+    let paths = if args.paths.is_empty() {
+        vec![archive::default_root(|k| std::env::var(k).ok())
+            .ok_or("no PATH given and HOME is not set")?]
+    } else {
+        args.paths.clone()
+    };
+    let since_mtime = match args.since {
+        Some(d) => {
+            let zoned = d
+                .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+                .map_err(|e| format!("--since {d}: {e}"))?;
+            Some(
+                std::time::SystemTime::try_from(zoned)
+                    .map_err(|e| format!("--since {d}: {e}"))?,
+            )
+        }
+        None => None,
+    };
+    let walked =
+        archive::walk(&paths, since_mtime).map_err(|e| e.to_string())?;
+    let total_bytes: u64 = walked.files.iter().map(|f| f.len).sum();
+    let threads = args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    });
+    let bar = progress_bar(args, walked.files.len() as u64, total_bytes);
+    let options = ScanOptions {
+        chunk_size: args.chunk_size,
+        since: args.since,
+        until: args.until,
+    };
+    let started = Instant::now();
+    let reports = archive::scan_files(
+        &walked.files,
+        &gates,
+        &options,
+        threads,
+        &|len| {
+            if let Some(b) = &bar {
+                b.inc(len);
+                b.set_message(format!("{} files", b.position()));
+            }
+        },
+    )
+    .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+    let elapsed = started.elapsed();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+
+    let mut out = io::stdout().lock();
+    let written = match args.format {
+        Format::Table => {
+            write_table(&mut out, &reports, &walked, elapsed, threads)
+        }
+        Format::Jsonl => write_jsonl(&mut out, &reports, args.all_turns),
+        Format::Csv => write_csv(&mut out, &reports, args.all_turns),
+    };
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        Err(e) => return Err(format!("writing output: {e}")),
+    }
+    if args.format != Format::Table {
+        // The summary's problems still matter when stdout is data.
+        let unreadable = reports.iter().filter(|r| r.error.is_some()).count()
+            + walked.errors.len();
+        if unreadable > 0 {
+            eprintln!(
+                "stopgate: {unreadable} files or entries could not be read"
+            );
+        }
+    }
+    let any =
+        reports.iter().flat_map(|r| &r.turns).any(|t| !t.findings.is_empty());
+    Ok(if args.fail_on_findings && any {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn progress_bar(
+    args: &Args,
+    files: u64,
+    bytes: u64,
+) -> Option<indicatif::ProgressBar> {
+    if args.no_progress || !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(bytes);
+    let style = indicatif::ProgressStyle::with_template(
+        "{spinner} {msg} of {prefix} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+    )
+    .ok()?
+    .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_prefix(files.to_string());
+    bar.enable_steady_tick(Duration::from_millis(120));
+    Some(bar)
+}
+
+/// The columns of one turn, shared by JSONL and CSV.
+struct Row<'a> {
+    report: &'a FileReport,
+    turn: &'a TurnReport,
+}
+
+impl Row<'_> {
+    fn findings(&self) -> Vec<&'static str> {
+        self.turn.findings.iter().map(Finding::as_str).collect()
+    }
+}
+
+fn rows(reports: &[FileReport], all: bool) -> impl Iterator<Item = Row<'_>> {
+    reports
+        .iter()
+        .flat_map(|r| r.turns.iter().map(move |t| Row { report: r, turn: t }))
+        .filter(move |row| all || !row.turn.findings.is_empty())
+}
+
+fn write_jsonl(
+    out: &mut impl Write,
+    reports: &[FileReport],
+    all: bool,
+) -> io::Result<()> {
+    for row in rows(reports, all) {
+        let obj = serde_json::json!({
+            "file": row.report.path.display().to_string(),
+            "session_id": row.report.session_id,
+            "turn": row.turn.turn,
+            "timestamp": row.turn.timestamp,
+            "entrypoint": row.report.entrypoint,
+            "changed": row.turn.changed,
+            "audit": row.turn.audit,
+            "findings": row.findings(),
+            "hooks_ran": row.turn.hooks_ran,
+            "hook_blocked": row.turn.hook_blocked,
+        });
+        writeln!(out, "{obj}")?;
+    }
+    Ok(())
+}
+
+fn write_csv(
+    out: &mut impl Write,
+    reports: &[FileReport],
+    all: bool,
+) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record([
+        "file",
+        "session_id",
+        "turn",
+        "timestamp",
+        "entrypoint",
+        "changed",
+        "audit",
+        "findings",
+        "hooks_ran",
+        "hook_blocked",
+    ])?;
+    for row in rows(reports, all) {
+        w.write_record([
+            row.report.path.display().to_string(),
+            row.report.session_id.clone(),
+            row.turn.turn.to_string(),
+            row.turn.timestamp.clone().unwrap_or_default(),
+            row.report.entrypoint.clone().unwrap_or_default(),
+            row.turn.changed.to_string(),
+            row.turn.audit.clone(),
+            row.findings().join(";"),
+            row.turn.hooks_ran.join(";"),
+            row.turn.hook_blocked.to_string(),
+        ])?;
+    }
+    w.flush()
+}
+
+fn write_table(
+    out: &mut impl Write,
+    reports: &[FileReport],
+    walked: &archive::Walked,
+    elapsed: Duration,
+    threads: usize,
+) -> io::Result<()> {
+    let turns: Vec<&TurnReport> =
+        reports.iter().flat_map(|r| &r.turns).collect();
+    let change_turns = turns.iter().filter(|t| t.changed).count();
+    let bytes: u64 = reports.iter().map(|r| r.bytes).sum();
+    let corrupt: u64 = reports.iter().map(|r| r.corrupt).sum();
+    let unreadable: Vec<String> = reports
+        .iter()
+        .filter_map(|r| {
+            r.error.as_ref().map(|e| format!("{}: {e}", r.path.display()))
+        })
+        .chain(walked.errors.iter().cloned())
+        .collect();
+    let subagent_files = reports.iter().filter(|r| r.subagent).count();
+    let secs = elapsed.as_secs_f64();
+    writeln!(
+        out,
+        "scanned {} files ({} subagent), {}, {} turns ({} with file changes)",
+        reports.len(),
+        subagent_files,
+        human_bytes(bytes),
+        turns.len(),
+        change_turns
+    )?;
+    writeln!(
+        out,
+        "in {:.3} s on {threads} threads: {}/s",
+        secs,
+        human_bytes(if secs > 0.0 {
+            (bytes as f64 / secs) as u64
+        } else {
+            bytes
+        })
+    )?;
+    if walked.skipped_by_date > 0 {
+        writeln!(
+            out,
+            "skipped {} files last modified before --since",
+            walked.skipped_by_date
+        )?;
+    }
+    writeln!(
+        out,
+        "corrupt lines skipped: {corrupt}; unreadable files: {}",
+        unreadable.len()
+    )?;
+    for u in unreadable.iter().take(10) {
+        writeln!(out, "  {u}")?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<18} {:>7} {:>22}",
+        "finding", "turns", "per 100 change turns"
+    )?;
+    for f in Finding::ALL {
+        let n = turns.iter().filter(|t| t.findings.contains(&f)).count();
+        let rate = if change_turns > 0 {
+            n as f64 * 100.0 / change_turns as f64
+        } else {
+            0.0
+        };
+        writeln!(out, "{:<18} {:>7} {:>22.1}", f.as_str(), n, rate)?;
+    }
+    let hooks = turns.iter().filter(|t| !t.hooks_ran.is_empty()).count();
+    let blocked = turns.iter().filter(|t| t.hook_blocked).count();
+    writeln!(out)?;
+    writeln!(out, "stop hooks ran after {hooks} turns and blocked {blocked}")?;
+
+    let mut by_session: HashMap<&str, (usize, usize)> = HashMap::new();
+    for r in reports {
+        let e = by_session.entry(&r.session_id).or_default();
+        e.1 += r.turns.len();
+        e.0 += r.turns.iter().map(|t| t.findings.len()).sum::<usize>();
+    }
+    let mut worst: Vec<(&str, (usize, usize))> =
+        by_session.into_iter().filter(|(_, (f, _))| *f > 0).collect();
+    worst.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    if !worst.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{:<40} {:>8} {:>6}",
+            "worst sessions", "findings", "turns"
+        )?;
+        for (session, (findings, turns)) in worst.into_iter().take(10) {
+            writeln!(out, "{session:<40} {findings:>8} {turns:>6}")?;
+        }
+    }
+    Ok(())
+}
+
+fn human_bytes(n: u64) -> String {
+    let f = n as f64;
+    match n {
+        n if n >= 1 << 30 => format!("{:.2} GB", f / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MB", f / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.1} KB", f / 1024.0),
+        n => format!("{n} B"),
+    }
+}
