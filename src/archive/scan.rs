@@ -8,6 +8,7 @@
 //! and judged by the very gate code the hook runs ([`Gates::findings`]).
 
 use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use memchr::memmem;
@@ -148,23 +149,45 @@ pub fn scan_file(
     gates: &Gates,
     options: &ScanOptions,
 ) -> FileReport {
+    match File::open(path) {
+        Ok(file) => {
+            let entrypoint = Transcript::read_entrypoint(path).ok().flatten();
+            scan_reader(path, file, entrypoint, gates, options)
+        }
+        Err(e) => {
+            let (session_id, subagent) = session_of(path);
+            FileReport {
+                path: path.to_path_buf(),
+                session_id,
+                subagent,
+                error: Some(e.to_string()),
+                ..FileReport::default()
+            }
+        }
+    }
+}
+
+/// Scan a transcript from any reader; `path` names it in the report and
+/// decides its session. Read errors end the scan of this reader and are
+/// reported in [`FileReport::error`], with the turns read so far.
+pub fn scan_reader<R: Read>(
+    path: &Path,
+    reader: R,
+    entrypoint: Option<String>,
+    gates: &Gates,
+    options: &ScanOptions,
+) -> FileReport {
     let (session_id, subagent) = session_of(path);
     let mut report = FileReport {
         path: path.to_path_buf(),
         session_id,
         subagent,
+        entrypoint,
         ..FileReport::default()
     };
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) => {
-            report.error = Some(e.to_string());
-            return report;
-        }
-    };
-    report.entrypoint = Transcript::read_entrypoint(path).ok().flatten();
     let mut builder = TurnBuilder::new(gates, subagent, options);
-    match for_each_line(file, options.chunk_size, |line| builder.line(line)) {
+    match for_each_line(reader, options.chunk_size, |line| builder.line(line))
+    {
         Ok(n) => report.bytes = n,
         Err(e) => report.error = Some(e.to_string()),
     }

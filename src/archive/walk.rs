@@ -56,15 +56,16 @@ pub fn walk(
                     continue;
                 }
             };
-            let explicit = entry.depth() == 0;
-            if !entry.file_type().is_file()
-                && !(explicit && !entry.file_type().is_dir())
-            {
-                continue;
-            }
-            if !explicit
-                && entry.path().extension().is_none_or(|e| e != "jsonl")
-            {
+            // A path named on the command line is taken as it is; under a
+            // directory, only `*.jsonl` files.
+            let ft = entry.file_type();
+            let wanted = if entry.depth() == 0 {
+                !ft.is_dir()
+            } else {
+                ft.is_file()
+                    && entry.path().extension().is_some_and(|e| e == "jsonl")
+            };
+            if !wanted {
                 continue;
             }
             let meta = match entry.metadata() {

@@ -1,0 +1,274 @@
+//! `stopgate scan`: the expected report over `fixtures/`, the same answer
+//! on every thread count and read chunk size, the real corpus, and files
+//! that are cut or growing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use stopgate::archive::{scan_file, scan_reader, FileReport, ScanOptions};
+use stopgate::config::Config;
+use stopgate::gates::Gates;
+
+const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scan(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("scan")
+        .args(args)
+        .current_dir(root())
+        .env("HOME", root().join("target"))
+        .env_remove("STOPGATE_CONFIG")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap()
+}
+
+fn fixture_files() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = walk(&root().join("fixtures"));
+    out.sort();
+    out
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else if p.extension().is_some_and(|e| e == "jsonl") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn fixtures_match_the_expected_jsonl_on_every_thread_count_and_chunk() {
+    let expected =
+        std::fs::read_to_string(root().join("tests/expected/scan.jsonl"))
+            .unwrap();
+    for args in [
+        &["--threads", "1"][..],
+        &["--threads", "2"],
+        &["--threads", "8"],
+        &["--threads", "1", "--chunk-size", "4096"],
+        &["--threads", "2", "--chunk-size", "1048576"],
+    ] {
+        let mut all =
+            vec!["--format", "jsonl", "--all-turns", "--no-progress"];
+        all.extend_from_slice(args);
+        all.push("fixtures/");
+        let out = scan(&all);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got = String::from_utf8(out.stdout).unwrap();
+        if got != expected {
+            for (g, e) in got.lines().zip(expected.lines()) {
+                assert_eq!(g, e, "{args:?}");
+            }
+            panic!(
+                "{args:?}: {} lines, expected {}",
+                got.lines().count(),
+                expected.lines().count()
+            );
+        }
+    }
+}
+
+/// Chunk sizes of 1 and 7 bytes cut every line in every place: the
+/// reports must not change. (In memory, so a byte-at-a-time read costs no
+/// system calls.)
+#[test]
+fn every_chunk_size_gives_the_same_report() {
+    let gates = Gates::new(&Config::default()).unwrap();
+    for path in fixture_files() {
+        let bytes = std::fs::read(&path).unwrap();
+        let base = scan_reader(
+            &path,
+            &bytes[..],
+            None,
+            &gates,
+            &ScanOptions::default(),
+        );
+        assert!(base.error.is_none());
+        let small: &[usize] = if bytes.len() > 1 << 20 {
+            &[7, 4096]
+        } else {
+            &[1, 7, 4096, 1 << 20]
+        };
+        for &chunk in small {
+            let opts =
+                ScanOptions { chunk_size: chunk, ..ScanOptions::default() };
+            let got = scan_reader(&path, &bytes[..], None, &gates, &opts);
+            assert_eq!(got, base, "{} at chunk {chunk}", path.display());
+        }
+    }
+}
+
+#[test]
+fn real_corpus_scans_without_errors() {
+    let dir = root().join("../shared/corpus");
+    if !dir.is_dir() {
+        eprintln!("corpus scan skipped: {} does not exist", dir.display());
+        return;
+    }
+    let out = scan(&[
+        "--format",
+        "jsonl",
+        "--all-turns",
+        "--no-progress",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let turns = String::from_utf8(out.stdout).unwrap().lines().count();
+    assert!(turns > 10, "only {turns} turns");
+    // The table reports no unreadable file.
+    let out = scan(&["--no-progress", dir.to_str().unwrap()]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("unreadable files: 0"), "{table}");
+    eprintln!("corpus: {turns} turns scanned");
+}
+
+#[test]
+fn cut_and_growing_files() {
+    let gates = Gates::new(&Config::default()).unwrap();
+    let full =
+        std::fs::read(root().join("fixtures/transcripts/gate_findings.jsonl"))
+            .unwrap();
+    let whole = scan_reader(
+        Path::new("s.jsonl"),
+        &full[..],
+        None,
+        &gates,
+        &ScanOptions::default(),
+    );
+    // Cut in the middle of its last line: that line is ignored, silently.
+    let cut = &full[..full.len() - 40];
+    let got = scan_reader(
+        Path::new("s.jsonl"),
+        cut,
+        None,
+        &gates,
+        &ScanOptions::default(),
+    );
+    assert_eq!(got.corrupt, 0);
+    // The cut line was the last turn's stop_hook_summary: the turns stand,
+    // and the last one lost only what that record said.
+    assert_eq!(got.turns[..5], whole.turns[..5]);
+    assert!(
+        got.turns[5].hooks_ran.is_empty()
+            && !whole.turns[5].hooks_ran.is_empty()
+    );
+
+    // Growing while scanned: a writer appends whole lines as the scan runs.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("grow.jsonl");
+    std::fs::write(&path, &full).unwrap();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            use std::io::Write;
+            let mut f =
+                std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                f.write_all(&full).unwrap();
+                if f.metadata().unwrap().len() > 64 << 20 {
+                    break;
+                }
+            }
+        });
+        for _ in 0..5 {
+            let r: FileReport =
+                scan_file(&path, &gates, &ScanOptions::default());
+            assert!(r.error.is_none(), "{:?}", r.error);
+            assert!(r.turns.len() >= whole.turns.len());
+            // Whole copies plus at most one partial copy at the end.
+            assert_eq!(r.turns[..6], whole.turns[..]);
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+}
+
+#[test]
+fn options_and_exit_codes() {
+    // --fail-on-findings: the fixtures have findings.
+    let out = scan(&["--no-progress", "--fail-on-findings", "fixtures/"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = scan(&[
+        "--no-progress",
+        "--fail-on-findings",
+        "fixtures/transcripts/content_string.jsonl",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // A missing path is an error naming it.
+    let out = scan(&["--no-progress", "no/such/dir"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/dir"));
+    // CSV has the JSONL columns.
+    let out = scan(&[
+        "--format",
+        "csv",
+        "--all-turns",
+        "--no-progress",
+        "fixtures/",
+    ]);
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("file,session_id,turn,timestamp,entrypoint,changed,audit,findings,hooks_ran,hook_blocked")
+    );
+    let expected =
+        std::fs::read_to_string(root().join("tests/expected/scan.jsonl"))
+            .unwrap();
+    assert_eq!(lines.count(), expected.lines().count());
+    // Dates: --since in the future skips every file unread; --until in the
+    // past keeps no turn.
+    let out = scan(&["--no-progress", "--since", "2999-01-01", "fixtures/"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.contains("scanned 0 files")
+            && table.contains("last modified before --since"),
+        "{table}"
+    );
+    let out = scan(&[
+        "--format",
+        "jsonl",
+        "--all-turns",
+        "--no-progress",
+        "--until",
+        "2020-01-01",
+        "fixtures/",
+    ]);
+    assert!(out.stdout.is_empty());
+    let out = scan(&["--no-progress", "--since", "not-a-date", "fixtures/"]);
+    assert_eq!(out.status.code(), Some(2));
+    // The table.
+    let out = scan(&["--no-progress", "fixtures/"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    for want in [
+        "unaudited_change",
+        "hollow_audit",
+        "deferral",
+        "capitulation",
+        "unverified_claim",
+        "worst sessions",
+    ] {
+        assert!(table.contains(want), "{want} missing:\n{table}");
+    }
+    assert!(table.contains("corrupt lines skipped: 5"), "{table}");
+}
