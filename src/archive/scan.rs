@@ -250,8 +250,14 @@ impl<'g> TurnBuilder<'g> {
         }
         self.lines += 1;
         match top_level_type(bytes) {
+            // A tool result is never a prompt, and nothing else in it
+            // matters. Claude Code writes the block's type within the
+            // line's first few hundred bytes; a line where it comes later
+            // is parsed, which is slower but gives the same answer.
             Sniff::Type(b"user")
-                if memmem::find(bytes, b"\"tool_result\"").is_some() =>
+                if tool_result_finder()
+                    .find(&bytes[..bytes.len().min(4096)])
+                    .is_some() =>
             {
                 return
             }
@@ -335,6 +341,12 @@ impl<'g> TurnBuilder<'g> {
     fn finish_turn(&mut self) {
         finish(&mut self.open, &mut self.turns, self.gates, self.options);
     }
+}
+
+fn tool_result_finder() -> &'static memmem::Finder<'static> {
+    static FINDER: std::sync::OnceLock<memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
+    FINDER.get_or_init(|| memmem::Finder::new(b"\"tool_result\""))
 }
 
 /// A tool use with only what the gates read: the name, and a `Bash`

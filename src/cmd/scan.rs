@@ -80,7 +80,7 @@ pub fn run(args: &Args) -> ExitCode {
 
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let config = super::config::load_strict(args.config.as_deref())?;
-    let gates = Gates::new(&config).map_err(|e| e.to_string())?;
+    let gates = Gates::new_for_bulk(&config).map_err(|e| e.to_string())?;
     let paths = if args.paths.is_empty() {
         vec![archive::default_root(|k| std::env::var(k).ok())
             .ok_or("no PATH given and HOME is not set")?]

@@ -39,6 +39,13 @@ impl AuditMatcher {
     ///
     /// When a configured keyword is empty.
     pub fn new(config: &Config) -> Result<AuditMatcher, Error> {
+        AuditMatcher::build(config, false)
+    }
+
+    pub(crate) fn build(
+        config: &Config,
+        dfa: bool,
+    ) -> Result<AuditMatcher, Error> {
         let mut markers: Vec<&str> =
             config.audit.extra_markers.iter().map(String::as_str).collect();
         if !config.audit.replace_markers {
@@ -52,6 +59,7 @@ impl AuditMatcher {
             }
         }
         let mut builder = KeywordSet::builder();
+        builder.dfa(dfa);
         builder.ascii_case_insensitive(true);
         Ok(AuditMatcher {
             markers: builder.build(&markers)?,

@@ -175,13 +175,28 @@ impl Gates {
     ///
     /// When a configured keyword is empty.
     pub fn new(config: &Config) -> Result<Gates, Error> {
+        Gates::build(config, false)
+    }
+
+    /// Like [`Gates::new`], but compiled for judging many turns, as an
+    /// archive scan does: slower to build (about a millisecond more), and
+    /// several times faster per turn.
+    ///
+    /// # Errors
+    ///
+    /// When a configured keyword is empty.
+    pub fn new_for_bulk(config: &Config) -> Result<Gates, Error> {
+        Gates::build(config, true)
+    }
+
+    fn build(config: &Config, dfa: bool) -> Result<Gates, Error> {
         let tables: Vec<&lang::LangTable> =
             config.languages.iter().filter_map(|c| lang::table(c)).collect();
         let set = |pick: fn(&lang::LangTable) -> &'static [Pat],
                    extra: &[String]| {
             let pats: Vec<Pat> =
                 tables.iter().flat_map(|t| pick(t).iter().copied()).collect();
-            PatternSet::new(&pats, extra)
+            PatternSet::new(&pats, extra, dfa)
         };
         let p = &config.patterns;
         let mut stock: Vec<String> = tables
@@ -190,7 +205,7 @@ impl Gates {
             .collect();
         stock.extend(p.stock.iter().cloned());
         stock.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        let audit = AuditMatcher::new(config)?;
+        let audit = AuditMatcher::build(config, dfa)?;
         let enabled = |g: GateName| config.gate_enabled(g);
         Ok(Gates {
             order: config
@@ -213,6 +228,7 @@ impl Gates {
             claims: set(|t| t.claims, &p.claims)?,
             stock: KeywordSet::builder()
                 .ascii_case_insensitive(true)
+                .dfa(dfa)
                 .build(&stock)?,
             messages: Messages {
                 audit: config.audit.message.clone(),

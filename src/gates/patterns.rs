@@ -50,7 +50,11 @@ impl PatternSet {
     /// # Errors
     ///
     /// When a literal is empty.
-    pub fn new(pats: &[Pat], extra: &[String]) -> Result<PatternSet, Error> {
+    pub fn new(
+        pats: &[Pat],
+        extra: &[String],
+        dfa: bool,
+    ) -> Result<PatternSet, Error> {
         let mut rules: Vec<Rule> = pats
             .iter()
             .map(|p| match *p {
@@ -76,6 +80,7 @@ impl PatternSet {
         literals.sort_by_key(|l| std::cmp::Reverse(l.len()));
         literals.dedup();
         let keywords = KeywordSet::builder()
+            .dfa(dfa)
             .ascii_case_insensitive(true)
             .build(&literals)?;
         Ok(PatternSet { keywords, rules })

@@ -111,6 +111,25 @@ pub fn top_level_type(line: &[u8]) -> Sniff<'_> {
     sniff(line).unwrap_or(Sniff::Unsure)
 }
 
+/// The common case, in two SIMD searches: the first `"type":"` of the line
+/// is the top-level key when nothing before it opens a nested value. (The
+/// bytes `"type":"` cannot occur inside a JSON string, where quotes are
+/// escaped, so the first occurrence is a key at some depth; with no `{` or
+/// `[` before it, that depth is 1.)
+fn fast_path(b: &[u8], body: usize) -> Option<Sniff<'_>> {
+    static KEY: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
+    let key = KEY.get_or_init(|| memchr::memmem::Finder::new(b"\"type\":\""));
+    let window = &b[..b.len().min(4096)];
+    let at = key.find(&window[body..])? + body;
+    if memchr2(b'{', b'[', &b[body..at]).is_some() {
+        return None;
+    }
+    let start = at + key.needle().len();
+    let end = start + memchr2(b'"', b'\\', &b[start..])?;
+    (b[end] == b'"').then_some(Sniff::Type(&b[start..end]))
+}
+
 fn sniff(b: &[u8]) -> Option<Sniff<'_>> {
     // Framing: a line cut short (the common corruption) is left to the
     // parser, which counts it.
@@ -122,6 +141,9 @@ fn sniff(b: &[u8]) -> Option<Sniff<'_>> {
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {
         return None;
+    }
+    if let Some(found) = fast_path(b, i + 1) {
+        return Some(found);
     }
     i = skip_ws(b, i + 1);
     if b.get(i) == Some(&b'}') {
