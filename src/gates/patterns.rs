@@ -137,6 +137,7 @@ mod tests {
         let set = PatternSet::new(
             &[Pat::Near("which", "prefer", 30), Pat::Lit("up to you")],
             &[],
+            false,
         )
         .unwrap();
         assert_eq!(
