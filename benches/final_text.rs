@@ -143,6 +143,10 @@ fn keywords(c: &mut Criterion) {
         i += 1;
     }
     let ja = KeywordSet::new(stopgate::keywords::AUDIT_MARKERS_JA).unwrap();
+    let ja_dfa = KeywordSet::builder()
+        .dfa(true)
+        .build(stopgate::keywords::AUDIT_MARKERS_JA)
+        .unwrap();
     let en = KeywordSet::builder()
         .ascii_case_insensitive(true)
         .build(stopgate::keywords::AUDIT_MARKERS_EN)
@@ -157,6 +161,9 @@ fn keywords(c: &mut Criterion) {
     });
     group.bench_function("ja_matched_1MB", |b| {
         b.iter(|| ja.matched(black_box(&text)).len())
+    });
+    group.bench_function("ja_dfa_find_iter_1MB", |b| {
+        b.iter(|| ja_dfa.find_iter(black_box(&text)).count())
     });
     group.finish();
 }
