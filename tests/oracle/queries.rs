@@ -25,8 +25,38 @@ fn depth(v: &Value) -> usize {
     }
 }
 
+/// The deepest nesting of brackets outside strings; a cheap bound checked
+/// before serde_json recurses, so a hostile line cannot overflow the stack.
+fn raw_depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+    for &b in bytes {
+        if in_str {
+            match (esc, b) {
+                (true, _) => esc = false,
+                (false, b'\\') => esc = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'{' | b'[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 /// Parse one line; `None` unless it is a JSON object.
 pub fn parse_line(bytes: &[u8]) -> Option<Value> {
+    if raw_depth(bytes) > MAX_DEPTH {
+        return None;
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     de.disable_recursion_limit();
     let v: Value = serde::Deserialize::deserialize(&mut de).ok()?;
