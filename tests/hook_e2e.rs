@@ -635,3 +635,29 @@ fn unattended_sessions_skip_every_gate() {
     let t = tx.save(h.dir.path(), "t.jsonl");
     assert_silent_allow(&h.stop("u1", &t, None));
 }
+
+#[test]
+fn subagent_stop_is_left_to_the_main_stop_by_default() {
+    let h = Hook::new();
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("review").write_tool("toolu_1").text("Reviewed and fixed.");
+    let t = tx.save(h.dir.path(), "agent.jsonl");
+    assert_silent_allow(&h.post_write("p1"));
+    let input = json!({"session_id": "p1", "hook_event_name": "SubagentStop", "agent_id": "a1",
+                       "agent_transcript_path": &t, "transcript_path": &t, "stop_hook_active": false});
+    assert_silent_allow(&h.run(input.clone()));
+    assert!(
+        h.state().join("p1.flag").exists(),
+        "the parent's flag is left for its Stop"
+    );
+
+    // gate_subagents = true: the gates run on the subagent's transcript,
+    // with state keyed by agent_id.
+    let h = Hook::new().config("gate_subagents = true\n");
+    let msg = assert_blocked(&h.run(input.clone()));
+    assert!(msg.contains("self-audit"), "{msg}");
+    assert!(h.state().join("agent-a1.count").exists());
+    let mut bad = input;
+    bad["agent_id"] = json!("../x");
+    assert_silent_allow(&h.run(bad));
+}

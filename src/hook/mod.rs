@@ -7,23 +7,26 @@
 //!
 //! # The Stop sequence
 //!
-//! In DESIGN.md's order:
-//!
 //! 1. a sanitised `session_id` ([`safe_id`]), or allow;
-//! 2. whether files changed: the flag, or (unless switched off) a
-//!    file-changing tool use in the transcript's current turn that no
-//!    earlier Stop consumed;
-//! 3. unattended entrypoints (`CLAUDE_CODE_ENTRYPOINT`, else the
-//!    transcript's head) allow, and clear the flag;
-//! 4. the per-session cap;
-//! 5. the flag is cleared whatever the audit decides, so it can exist at
-//!    the next Stop only if files were written again;
-//! 6. the final text: `last_assistant_message`, else the reverse scan;
-//! 7. the markers and the escape hatch;
-//! 8. a block increments the session's counter.
+//! 2. unattended entrypoints (`CLAUDE_CODE_ENTRYPOINT`, else the
+//!    transcript's head) allow every gate, and clear the flag;
+//! 3. the current turn is read from the transcript's tail;
+//! 4. under the session's lock: whether files changed (the flag, or, unless
+//!    switched off, a file-changing tool use in the turn that no earlier
+//!    Stop consumed), the prompt count and the nag hashes;
+//! 5. the gates run in the configured order ([`Gates::evaluate`]): the
+//!    ownership and reverify gates nag once per identical final text; the
+//!    audit and hollow gates need a change and a session under its cap;
+//! 6. the change is consumed (flag deleted, tool use recorded) whatever the
+//!    audit decides, unless an earlier gate blocked first, in which case
+//!    it waits for the next Stop, so it is still audited;
+//! 7. a block by the audit or hollow gate counts towards the cap; a block
+//!    by the others records the text's hash.
 //!
-//! Steps 2 and 4–8 happen under the session's lock, so parallel hooks on
-//! one session lose no update.
+//! The final text is `last_assistant_message` when the client sends it
+//! (the transcript may lag), else the turn's. SubagentStop allows and
+//! leaves the flag alone, unless `gate_subagents` is on: then the gates run
+//! on `agent_transcript_path` with state keyed by `agent_id`.
 
 mod input;
 mod state;

@@ -28,7 +28,8 @@ fn depth(v: &Value) -> usize {
 /// The deepest nesting of brackets outside strings; a cheap bound checked
 /// before serde_json recurses, so a hostile line cannot overflow the stack.
 fn raw_depth(bytes: &[u8]) -> usize {
-    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+    let (mut depth, mut max, mut in_str, mut esc) =
+        (0usize, 0usize, false, false);
     for &b in bytes {
         if in_str {
             match (esc, b) {
