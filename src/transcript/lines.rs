@@ -123,8 +123,9 @@ impl<'a> Iterator for Lines<'a> {
 
 /// Iterates over the lines of a slice from last to first.
 ///
-/// The first line yielded may be unterminated; see the [module
-/// docs](self). Each step costs one `memrchr` over the line it yields, so
+/// It yields exactly the lines of [`Lines`], in the opposite order, so the
+/// first line yielded may be unterminated (see [`Line::is_terminated`]).
+/// Each step costs one `memrchr` over the line it yields, so
 /// reading the last few lines of a huge slice costs what the lines cost.
 ///
 /// # Example
