@@ -47,12 +47,8 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let turn = Transcript::read_tail_until(&args.file, 64 << 10, |t| {
-        let turn = t.current_turn();
-        (turn.prompt().is_some() || t.has_head()).then_some(turn)
-    });
-    let turn = match turn {
-        Ok(t) => t.unwrap_or_default(),
+    let turn = match Transcript::read_current_turn(&args.file) {
+        Ok(t) => t,
         Err(e) => {
             eprintln!("stopgate: {e}");
             return ExitCode::from(2);

@@ -34,15 +34,12 @@ mod state;
 use crate::changes::tool_changes_files;
 use crate::config::{Config, GateName};
 use crate::gates::{text_hash, Facts, Gates, SessionView, Verdict};
-use crate::transcript::{Transcript, Turn};
+use crate::transcript::Transcript;
 
 pub use self::input::{safe_id, Event, HookInput, MAX_INPUT};
 pub use self::state::{
     default_dir, SessionLock, StateDir, CLEANUP_BUDGET, MAX_AGE,
 };
-
-/// The first tail window read when looking for the current turn.
-const TURN_WINDOW: u64 = 64 << 10;
 
 /// What the hook decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,7 +147,9 @@ pub fn stop(
         }
     }
 
-    let turn = path.map(read_turn).unwrap_or_default();
+    let turn = path
+        .and_then(|p| Transcript::read_current_turn(p).ok())
+        .unwrap_or_default();
     let lock = match state.lock(&key) {
         Ok(lock) => lock,
         Err(e) => {
@@ -242,16 +241,4 @@ pub fn stop(
     state.cleanup();
     notes.push(format!("stop: {decision:?}"));
     Outcome { decision, notes }
-}
-
-/// The current turn of the transcript at `path`, read from growing tail
-/// windows; an unreadable transcript is an empty turn.
-fn read_turn(path: &str) -> Turn {
-    Transcript::read_tail_until(path, TURN_WINDOW, |t| {
-        let turn = t.current_turn();
-        (turn.prompt().is_some() || t.has_head()).then_some(turn)
-    })
-    .ok()
-    .flatten()
-    .unwrap_or_default()
 }

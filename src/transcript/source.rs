@@ -216,9 +216,10 @@ impl Transcript {
     /// use stopgate::Transcript;
     ///
     /// # fn main() -> Result<(), stopgate::Error> {
-    /// let turn = Transcript::read_tail_until("session.jsonl", 64 << 10, |t| {
-    ///     let turn = t.current_turn();
-    ///     (turn.prompt().is_some() || t.has_head()).then_some(turn)
+    /// // The last text of the last 64 KiB, or of the first window that
+    /// // holds one.
+    /// let text = Transcript::read_tail_until("session.jsonl", 64 << 10, |t| {
+    ///     t.final_assistant_text().map(|f| f.into_text())
     /// })?;
     /// # Ok(()) }
     /// ```

@@ -173,7 +173,29 @@ pub(crate) fn prompt_text(rec: &Record<'_>) -> String {
     }
 }
 
+/// The first tail window [`Transcript::read_current_turn`] reads.
+const TURN_WINDOW: u64 = 64 << 10;
+
 impl Transcript {
+    /// The current turn of the transcript at `path`, reading only its end.
+    ///
+    /// Tail windows of 64 KiB, 128 KiB, … are read until one holds the
+    /// turn's prompt (or the whole file), so the cost is that of the turn,
+    /// not of the file, and a concurrent truncation cannot raise `SIGBUS`.
+    ///
+    /// # Errors
+    ///
+    /// When `path` does not exist, cannot be read, or is a directory.
+    pub fn read_current_turn<P: AsRef<std::path::Path>>(
+        path: P,
+    ) -> Result<Turn, crate::Error> {
+        let turn = Transcript::read_tail_until(path, TURN_WINDOW, |t| {
+            let turn = t.current_turn();
+            (turn.prompt().is_some() || t.has_head()).then_some(turn)
+        })?;
+        Ok(turn.unwrap_or_default())
+    }
+
     /// The current turn: from the last real user prompt of the main chain
     /// to the end.
     ///
