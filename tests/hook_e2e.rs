@@ -661,3 +661,19 @@ fn subagent_stop_is_left_to_the_main_stop_by_default() {
     bad["agent_id"] = json!("../x");
     assert_silent_allow(&h.run(bad));
 }
+
+/// A transcript that never arrives (a FIFO nobody writes): the hook's own
+/// timeout ends it with exit 0, silently, long before the client's.
+#[test]
+fn timeout_fails_open() {
+    let h = Hook::new().config("timeout_ms = 300\n");
+    let fifo = h.dir.path().join("never.jsonl");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    assert_silent_allow(&h.post_write("t1"));
+    let started = std::time::Instant::now();
+    assert_silent_allow(&h.stop("t1", &fifo, None));
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(3), "took {took:?}");
+}

@@ -9,7 +9,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use stopgate::config::OutputMode;
 use stopgate::gates::Gates;
@@ -88,7 +87,7 @@ fn handle(args: &Args) -> Option<Delivery> {
     if let Some(n) = config_note {
         log(&n);
     }
-    watchdog(Duration::from_millis(config.timeout_ms));
+    super::sigbus::exit_after(config.timeout_ms);
     let gates = match Gates::new(&config) {
         Ok(g) => g,
         Err(e) => {
@@ -108,19 +107,4 @@ fn handle(args: &Args) -> Option<Delivery> {
             Some(Delivery { message, mode: config.output })
         }
     }
-}
-
-/// Exit 0 after `limit`, whatever the hook is doing.
-fn watchdog(limit: Duration) {
-    if limit.is_zero() {
-        return;
-    }
-    let _ =
-        std::thread::Builder::new().name("watchdog".into()).spawn(move || {
-            std::thread::sleep(limit);
-            // SAFETY: _exit ends the process at once, without running
-            // destructors or atexit handlers, which is what we want from a
-            // watchdog; it has no preconditions.
-            unsafe { libc::_exit(0) };
-        });
 }

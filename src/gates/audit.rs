@@ -5,6 +5,7 @@
 //! `self-audit`, …), or if it takes the escape hatch (`no audit needed:`)
 //! *with a reason*: a bare hatch is not a reason.
 
+use super::patterns::LazyKeywords;
 use crate::config::Config;
 use crate::error::Error;
 use crate::keywords::{
@@ -28,8 +29,8 @@ pub enum AuditStatus {
 /// Finds audit markers and escape hatches in a text.
 #[derive(Clone, Debug)]
 pub struct AuditMatcher {
-    markers: KeywordSet,
-    hatches: KeywordSet,
+    markers: LazyKeywords,
+    hatches: LazyKeywords,
 }
 
 impl AuditMatcher {
@@ -46,30 +47,30 @@ impl AuditMatcher {
         config: &Config,
         dfa: bool,
     ) -> Result<AuditMatcher, Error> {
-        let mut markers: Vec<&str> =
-            config.audit.extra_markers.iter().map(String::as_str).collect();
+        let mut markers: Vec<String> = config.audit.extra_markers.clone();
         if !config.audit.replace_markers {
             for lang in &config.languages {
-                markers.extend(match lang.as_str() {
+                let preset = match lang.as_str() {
                     "ja" => AUDIT_MARKERS_JA,
                     "en" => AUDIT_MARKERS_EN,
                     "ko" => AUDIT_MARKERS_KO,
                     _ => &[],
-                });
+                };
+                markers.extend(preset.iter().map(|m| m.to_string()));
             }
         }
-        let mut builder = KeywordSet::builder();
-        builder.dfa(dfa);
-        builder.ascii_case_insensitive(true);
         Ok(AuditMatcher {
-            markers: builder.build(&markers)?,
-            hatches: builder.build(&config.audit.escape_hatches)?,
+            markers: LazyKeywords::new(markers, dfa)?,
+            hatches: LazyKeywords::new(
+                config.audit.escape_hatches.clone(),
+                dfa,
+            )?,
         })
     }
 
     /// The audit markers.
     pub fn markers(&self) -> &KeywordSet {
-        &self.markers
+        self.markers.get()
     }
 
     /// Judge a final text.
@@ -89,25 +90,25 @@ impl AuditMatcher {
     /// ```
     pub fn status(&self, text: &str) -> AuditStatus {
         let mut hatch_spans = vec![];
-        for m in self.hatches.find_iter(text) {
+        for m in self.hatches.get().find_iter(text) {
             let rest = &text[m.end()..];
             let line = rest.split('\n').next().unwrap_or("");
             if line.chars().filter(|c| !c.is_whitespace()).count()
                 >= MIN_REASON_CHARS
             {
                 return AuditStatus::Escape(
-                    self.hatches.keyword(m).to_string(),
+                    self.hatches.get().keyword(m).to_string(),
                 );
             }
             hatch_spans.push(m.start()..m.end());
         }
         // A bare hatch is no audit, even though `監査不要` holds `監査`.
         let mut found: Vec<String> = vec![];
-        for m in self.markers.find_iter(text) {
+        for m in self.markers().find_iter(text) {
             let inside_hatch = hatch_spans
                 .iter()
                 .any(|h| m.start() < h.end && h.start < m.end());
-            let keyword = self.markers.keyword(m);
+            let keyword = self.markers().keyword(m);
             if !inside_hatch && !found.iter().any(|f| f == keyword) {
                 found.push(keyword.to_string());
             }

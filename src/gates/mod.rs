@@ -26,10 +26,9 @@ mod reverify;
 
 use crate::config::{Config, GateName};
 use crate::error::Error;
-use crate::keywords::KeywordSet;
 use crate::transcript::ToolCall;
 
-use self::patterns::{Pat, PatternSet};
+use self::patterns::{LazyKeywords, Pat, PatternSet};
 use self::reverify::ReverifyPatterns;
 
 pub use self::audit::{AuditMatcher, AuditStatus};
@@ -154,8 +153,7 @@ pub struct Gates {
     deference: PatternSet,
     reverify: ReverifyPatterns,
     claims: PatternSet,
-    markers: KeywordSet,
-    stock: KeywordSet,
+    stock: LazyKeywords,
     messages: Messages,
 }
 
@@ -217,7 +215,6 @@ impl Gates {
             cap: config.audit.cap,
             min_tool_uses: config.ownership.min_tool_uses,
             min_specific: config.hollow.min_specific,
-            markers: audit.markers().clone(),
             audit,
             deference: set(|t| t.deference, &p.deference)?,
             reverify: ReverifyPatterns {
@@ -226,10 +223,7 @@ impl Gates {
                 verification: set(|t| t.verification, &p.verification)?,
             },
             claims: set(|t| t.claims, &p.claims)?,
-            stock: KeywordSet::builder()
-                .ascii_case_insensitive(true)
-                .dfa(dfa)
-                .build(&stock)?,
+            stock: LazyKeywords::new(stock, dfa)?,
             messages: Messages {
                 audit: config.audit.message.clone(),
                 stock_phrase: config.hollow.message_stock_phrase.clone(),
@@ -343,8 +337,8 @@ impl Gates {
     ) -> Option<(HollowRule, Vec<String>)> {
         let AuditStatus::Present(markers) = status else { return None };
         if hollow::is_stock_phrase(
-            &self.markers,
-            &self.stock,
+            self.audit.markers(),
+            self.stock.get(),
             self.min_specific,
             facts.final_text,
         ) {

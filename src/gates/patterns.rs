@@ -25,6 +25,56 @@ pub enum Pat {
     Near(&'static str, &'static str, usize),
 }
 
+/// A keyword set compiled on first use.
+///
+/// A hook run judges one turn, and most turns reach only one or two gates
+/// (no change: no audit; fewer than two tool uses: no ownership check).
+/// Building an Aho-Corasick automaton costs tens of microseconds, so the
+/// gates' dozen sets are compiled only when a gate first needs them. Empty
+/// keywords are rejected up front; if the automaton still cannot be built
+/// (a size limit), the set is empty and never matches, so a gate fails
+/// open rather than blocking.
+#[derive(Debug)]
+pub(crate) struct LazyKeywords {
+    keywords: Vec<String>,
+    dfa: bool,
+    cell: std::sync::OnceLock<KeywordSet>,
+}
+
+impl Clone for LazyKeywords {
+    fn clone(&self) -> LazyKeywords {
+        LazyKeywords {
+            keywords: self.keywords.clone(),
+            dfa: self.dfa,
+            cell: self.cell.clone(),
+        }
+    }
+}
+
+impl LazyKeywords {
+    /// Keywords matched with ASCII case folding.
+    pub(crate) fn new(
+        keywords: Vec<String>,
+        dfa: bool,
+    ) -> Result<LazyKeywords, Error> {
+        if let Some(i) = keywords.iter().position(|k| k.is_empty()) {
+            return Err(Error::empty_keyword(i));
+        }
+        Ok(LazyKeywords { keywords, dfa, cell: std::sync::OnceLock::new() })
+    }
+
+    /// The compiled set.
+    pub(crate) fn get(&self) -> &KeywordSet {
+        self.cell.get_or_init(|| {
+            let mut b = KeywordSet::builder();
+            b.ascii_case_insensitive(true).dfa(self.dfa);
+            b.build(&self.keywords)
+                .or_else(|_| b.build(Vec::<String>::new()))
+                .expect("an empty set builds")
+        })
+    }
+}
+
 /// A pattern as compiled: owned, so configured phrases join the tables.
 #[derive(Clone, Debug)]
 enum Rule {
@@ -35,7 +85,7 @@ enum Rule {
 /// A compiled set of patterns.
 #[derive(Clone, Debug)]
 pub struct PatternSet {
-    keywords: KeywordSet,
+    keywords: LazyKeywords,
     rules: Vec<Rule>,
 }
 
@@ -65,13 +115,13 @@ impl PatternSet {
             })
             .collect();
         rules.extend(extra.iter().cloned().map(Rule::Lit));
-        let mut literals: Vec<&str> = vec![];
+        let mut literals: Vec<String> = vec![];
         for r in &rules {
             match r {
-                Rule::Lit(s) => literals.push(s),
+                Rule::Lit(s) => literals.push(s.clone()),
                 Rule::Near(a, b, _) => {
-                    literals.push(a);
-                    literals.push(b);
+                    literals.push(a.clone());
+                    literals.push(b.clone());
                 }
             }
         }
@@ -79,19 +129,15 @@ impl PatternSet {
         // must win over a shorter one it contains.
         literals.sort_by_key(|l| std::cmp::Reverse(l.len()));
         literals.dedup();
-        let keywords = KeywordSet::builder()
-            .dfa(dfa)
-            .ascii_case_insensitive(true)
-            .build(&literals)?;
-        Ok(PatternSet { keywords, rules })
+        Ok(PatternSet { keywords: LazyKeywords::new(literals, dfa)?, rules })
     }
 
     /// The labels of the patterns that fire in `text`, in table order.
     pub fn fired(&self, text: &str) -> Vec<String> {
-        let matches: Vec<(usize, usize, &str)> = self
-            .keywords
+        let keywords = self.keywords.get();
+        let matches: Vec<(usize, usize, &str)> = keywords
             .find_iter(text)
-            .map(|m| (m.start(), m.end(), self.keywords.keyword(m)))
+            .map(|m| (m.start(), m.end(), keywords.keyword(m)))
             .collect();
         if matches.is_empty() {
             return vec![];
