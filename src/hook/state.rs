@@ -296,6 +296,20 @@ mod tests {
     }
 
     #[test]
+    fn cleanup_removes_old_entries_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::open(&tmp.path().join("s")).unwrap();
+        dir.raise_flag("old").unwrap();
+        dir.raise_flag("new").unwrap();
+        let eight_days = Duration::from_secs(8 * 24 * 3600);
+        let old = File::options().write(true).open(dir.path().join("old.flag")).unwrap();
+        old.set_modified(SystemTime::now() - eight_days).unwrap();
+        dir.cleanup();
+        assert!(!dir.flag_present("old"));
+        assert!(dir.flag_present("new"));
+    }
+
+    #[test]
     fn refuses_symlink() {
         let tmp = tempfile::tempdir().unwrap();
         let real = tmp.path().join("real");
