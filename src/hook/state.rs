@@ -302,7 +302,10 @@ mod tests {
         dir.raise_flag("old").unwrap();
         dir.raise_flag("new").unwrap();
         let eight_days = Duration::from_secs(8 * 24 * 3600);
-        let old = File::options().write(true).open(dir.path().join("old.flag")).unwrap();
+        let old = File::options()
+            .write(true)
+            .open(dir.path().join("old.flag"))
+            .unwrap();
         old.set_modified(SystemTime::now() - eight_days).unwrap();
         dir.cleanup();
         assert!(!dir.flag_present("old"));

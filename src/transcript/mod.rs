@@ -32,4 +32,4 @@ pub use self::record::{
 };
 pub use self::sniff::{top_level_type, Sniff};
 pub use self::source::Transcript;
-pub use self::turn::{is_real_prompt, Prompt, ToolCall, Turn};
+pub use self::turn::{is_real_prompt, Prompt, ToolCall, Turn, TURN_MAX_BYTES};

@@ -176,12 +176,18 @@ pub(crate) fn prompt_text(rec: &Record<'_>) -> String {
 /// The first tail window [`Transcript::read_current_turn`] reads.
 const TURN_WINDOW: u64 = 64 << 10;
 
+/// The most [`Transcript::read_current_turn`] reads of one turn.
+pub const TURN_MAX_BYTES: u64 = 64 << 20;
+
 impl Transcript {
     /// The current turn of the transcript at `path`, reading only its end.
     ///
     /// Tail windows of 64 KiB, 128 KiB, … are read until one holds the
     /// turn's prompt (or the whole file), so the cost is that of the turn,
     /// not of the file, and a concurrent truncation cannot raise `SIGBUS`.
+    /// A turn longer than [`TURN_MAX_BYTES`] is cut there: its prompt is
+    /// then `None` and its tool uses are the last ones, which bounds the
+    /// time and memory a hook can spend on one pathological turn.
     ///
     /// # Errors
     ///
@@ -191,7 +197,8 @@ impl Transcript {
     ) -> Result<Turn, crate::Error> {
         let turn = Transcript::read_tail_until(path, TURN_WINDOW, |t| {
             let turn = t.current_turn();
-            (turn.prompt().is_some() || t.has_head()).then_some(turn)
+            let enough = t.as_bytes().len() as u64 >= TURN_MAX_BYTES;
+            (turn.prompt().is_some() || t.has_head() || enough).then_some(turn)
         })?;
         Ok(turn.unwrap_or_default())
     }
