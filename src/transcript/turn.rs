@@ -197,7 +197,9 @@ impl Transcript {
     ) -> Result<Turn, crate::Error> {
         let turn = Transcript::read_tail_until(path, TURN_WINDOW, |t| {
             let turn = t.current_turn();
-            let enough = t.as_bytes().len() as u64 >= TURN_MAX_BYTES;
+            // Windows double, so the one that reaches half the cap (less
+            // the partial line it starts with) is the last.
+            let enough = t.as_bytes().len() as u64 >= TURN_MAX_BYTES / 2;
             (turn.prompt().is_some() || t.has_head() || enough).then_some(turn)
         })?;
         Ok(turn.unwrap_or_default())
