@@ -51,6 +51,15 @@ for size in $SIZES; do
     echo "stop $size $(median "$work/stop-$size.hf.json")" >> "$results"
 done
 
+# Baselines in the same run: the cost of starting any process here, and of
+# starting an empty Rust program built by the same toolchain.
+printf 'fn main() {}\n' > "$work/empty.rs"
+rustc -O -o "$work/empty" "$work/empty.rs"
+hyperfine -N --warmup 20 --runs "$RUNS" --export-json "$work/true.hf.json" /bin/true
+echo "baseline /bin/true $(median "$work/true.hf.json")" >> "$results"
+hyperfine -N --warmup 20 --runs "$RUNS" --export-json "$work/empty.hf.json" "$work/empty"
+echo "baseline empty-rust $(median "$work/empty.hf.json")" >> "$results"
+
 printf '{"session_id":"bench","transcript_path":"/nonexistent","cwd":"/tmp","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/tmp/a.rs","content":"x"}}\n' > "$work/post.json"
 hyperfine -N --warmup 20 --runs "$RUNS" --export-json "$work/post.hf.json" \
     "$bin hook --input $work/post.json"

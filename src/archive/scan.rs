@@ -261,6 +261,12 @@ impl<'g> TurnBuilder<'g> {
             {
                 return
             }
+            // Of the system records, only the Stop hooks' summary matters.
+            Sniff::Type(b"system")
+                if summary_finder().find(bytes).is_none() =>
+            {
+                return
+            }
             Sniff::Type(b"user" | b"assistant" | b"system")
             | Sniff::Unsure => {}
             Sniff::Type(_) | Sniff::NoType => return,
@@ -341,6 +347,12 @@ impl<'g> TurnBuilder<'g> {
     fn finish_turn(&mut self) {
         finish(&mut self.open, &mut self.turns, self.gates, self.options);
     }
+}
+
+fn summary_finder() -> &'static memmem::Finder<'static> {
+    static FINDER: std::sync::OnceLock<memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
+    FINDER.get_or_init(|| memmem::Finder::new(b"\"stop_hook_summary\""))
 }
 
 fn tool_result_finder() -> &'static memmem::Finder<'static> {
