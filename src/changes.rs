@@ -22,6 +22,8 @@
 //! command is judged on its own. `bash -c '…'`, `sh -c '…'` and
 //! `find … -exec …` are judged by what they run.
 
+use crate::transcript::ToolCall;
+
 /// The tools that change files whatever their input.
 pub const EDIT_TOOLS: &[&str] =
     &["Write", "Edit", "MultiEdit", "NotebookEdit"];
@@ -66,6 +68,16 @@ pub fn tool_changes_files(
             .and_then(bash_changes_files);
     }
     None
+}
+
+/// The index of the last tool use in `uses` that changes files.
+///
+/// The hook keys "this change was already audited" on it, the hollow-audit
+/// gate looks for verification after it, and the archive scanner marks a
+/// turn as changed when there is one.
+pub fn last_change(uses: &[ToolCall]) -> Option<usize> {
+    uses.iter()
+        .rposition(|u| tool_changes_files(u.name(), u.input()).is_some())
 }
 
 /// Whether a shell command changes files, and by which rule.

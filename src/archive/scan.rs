@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use memchr::memmem;
 
 use super::reader::{for_each_line, ChunkLine};
-use crate::changes::tool_changes_files;
+use crate::changes::last_change;
 use crate::gates::{AuditStatus, Facts, Gates};
 use crate::transcript::{
     is_prompt_shaped, last_text_any_chain, prompt_text, top_level_type, Block,
@@ -393,10 +393,7 @@ fn finish(
     if !t.any || !in_range(t.timestamp.as_deref(), options) {
         return;
     }
-    let changed = t
-        .tool_uses
-        .iter()
-        .any(|u| tool_changes_files(u.name(), u.input()).is_some());
+    let changed = last_change(&t.tool_uses).is_some();
     let facts = Facts {
         final_text: t.final_text.as_deref().unwrap_or(""),
         prompt: t.prompt.as_deref(),

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stopgate::changes::tool_changes_files;
+use stopgate::changes::last_change;
 use stopgate::gates::{Facts, Gates, SessionView, Verdict};
 use stopgate::Transcript;
 
@@ -56,10 +56,7 @@ pub fn run(args: &Args) -> ExitCode {
     };
     let changed = args.prompt_changed
         || (config.transcript_changes
-            && turn
-                .tool_uses()
-                .iter()
-                .any(|u| tool_changes_files(u.name(), u.input()).is_some()));
+            && last_change(turn.tool_uses()).is_some());
     let facts = Facts {
         final_text: turn.final_text().unwrap_or(""),
         prompt: turn.prompt().map(|p| p.text()),

@@ -38,7 +38,7 @@ pub fn run(args: &Args) -> ExitCode {
     // A panic must not print its message to stderr.
     std::panic::set_hook(Box::new(|_| {}));
     // A mapped or read file vanishing under us: exit 0, silently.
-    super::sigbus::install("", 0);
+    super::signals::install("", 0);
     match std::panic::catch_unwind(|| handle(args)) {
         Ok(Some(d)) => deliver(d),
         _ => ExitCode::SUCCESS,
@@ -87,7 +87,7 @@ fn handle(args: &Args) -> Option<Delivery> {
     if let Some(n) = config_note {
         log(&n);
     }
-    super::sigbus::exit_after(config.timeout_ms);
+    super::signals::exit_after(config.timeout_ms);
     let gates = match Gates::new(&config) {
         Ok(g) => g,
         Err(e) => {

@@ -22,7 +22,7 @@ pub struct Args {
 /// Run `stopgate last`.
 pub fn run(args: &Args) -> ExitCode {
     let name = args.file.display().to_string();
-    super::sigbus::install(
+    super::signals::install(
         &format!("stopgate: {name}: file was truncated while being read\n"),
         2,
     );

@@ -8,4 +8,4 @@ pub mod install;
 pub mod last;
 pub mod scan;
 pub mod settings;
-pub mod sigbus;
+pub mod signals;

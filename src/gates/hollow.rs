@@ -13,7 +13,7 @@
 //!   command ran after the turn's last file change, so nothing could have
 //!   verified it.
 
-use crate::changes::tool_changes_files;
+use crate::changes::last_change;
 use crate::keywords::KeywordSet;
 
 use super::patterns::PatternSet;
@@ -145,10 +145,7 @@ pub fn unverified_claim(
         return None;
     }
     let uses = facts.tool_uses;
-    let after_change = uses
-        .iter()
-        .rposition(|u| tool_changes_files(u.name(), u.input()).is_some())
-        .map_or(0, |i| i + 1);
+    let after_change = last_change(uses).map_or(0, |i| i + 1);
     let ran_something =
         uses[after_change..].iter().any(|u| u.name() == "Bash");
     (!ran_something).then_some(fired)

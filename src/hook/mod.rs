@@ -31,7 +31,7 @@
 mod input;
 mod state;
 
-use crate::changes::tool_changes_files;
+use crate::changes::{self, tool_changes_files};
 use crate::config::{Config, GateName};
 use crate::gates::{text_hash, Facts, Gates, SessionView, Verdict};
 use crate::transcript::Transcript;
@@ -161,12 +161,8 @@ pub fn stop(
 
     // 2. Did files change?
     let flag = state.flag_present(&key);
-    let last_change = turn
-        .tool_uses()
-        .iter()
-        .rev()
-        .find(|u| tool_changes_files(u.name(), u.input()).is_some())
-        .map(|u| u.id().unwrap_or("").to_string());
+    let last_change = changes::last_change(turn.tool_uses())
+        .map(|i| turn.tool_uses()[i].id().unwrap_or("").to_string());
     let transcript_change = config.transcript_changes
         && last_change
             .as_ref()
