@@ -34,17 +34,37 @@ impl Rng {
 
 const SID: &str = "bbbbbbbb-0000-4000-8000-000000000000";
 
+/// The keys before a record's body. Claude Code writes `type`, `uuid` and
+/// `timestamp` before the body, except on assistant lines, where they come
+/// after `message` (see [`tail`]).
 fn head(out: &mut String, kind: &str, n: u64, sidechain: bool) {
     use std::fmt::Write;
     let _ = write!(
         out,
-        r#"{{"parentUuid":"u-{}","isSidechain":{},"userType":"external","entrypoint":"cli","cwd":"/home/dev/proj","sessionId":"{}","version":"2.1.80","gitBranch":"main","type":"{}","uuid":"u-{}","timestamp":"2026-03-20T10:00:00.000Z""#,
+        r#"{{"parentUuid":"u-{}","isSidechain":{},"userType":"external","entrypoint":"cli","cwd":"/home/dev/proj","sessionId":"{}","version":"2.1.80","gitBranch":"main""#,
         n.saturating_sub(1),
         sidechain,
         SID,
-        kind,
-        n
     );
+    if kind != "assistant" {
+        id_keys(out, kind, n);
+    }
+}
+
+fn id_keys(out: &mut String, kind: &str, n: u64) {
+    use std::fmt::Write;
+    let _ = write!(
+        out,
+        r#","type":"{kind}","uuid":"u-{n}","timestamp":"2026-03-20T10:00:00.000Z""#
+    );
+}
+
+/// The keys after a record's body, and its end.
+fn tail(out: &mut String, kind: &str, n: u64) {
+    if kind == "assistant" {
+        id_keys(out, kind, n);
+    }
+    out.push_str("}\n");
 }
 
 /// Words, about `base` plus up to `spread` bytes, JSON-escaped.
@@ -70,7 +90,7 @@ fn turn(out: &mut String, rng: &mut Rng, n: &mut u64, t: u64) {
             *n += 1;
             head(out, kind, *n, sidechain);
             out.push_str(body);
-            out.push_str("}\n");
+            tail(out, kind, *n);
         };
     let prompt = filler(rng, 80, 300);
     line(
@@ -171,7 +191,7 @@ fn ending(out: &mut String, n: &mut u64, compact: bool) {
     if compact {
         out.push_str(r#"{"type":"user","entrypoint":"cli","sessionId":"s","message":{"role":"user","content":"Fix the cache race."}}"#);
         out.push('\n');
-        out.push_str(&format!(r#"{{"type":"assistant","entrypoint":"cli","sessionId":"s","message":{{"id":"msg_final2","role":"assistant","content":[{{"type":"text","text":"{FINAL_TEXT}"}}]}}}}"#));
+        out.push_str(&format!(r#"{{"entrypoint":"cli","sessionId":"s","message":{{"id":"msg_final2","role":"assistant","content":[{{"type":"text","text":"{FINAL_TEXT}"}}]}},"type":"assistant"}}"#));
         out.push('\n');
         out.push_str(r#"{"type":"progress","data":{"type":"hook_progress","hookEvent":"Stop"},"toolUseID":"t"}"#);
         out.push('\n');
@@ -181,7 +201,7 @@ fn ending(out: &mut String, n: &mut u64, compact: bool) {
         *n += 1;
         head(out, kind, *n, false);
         out.push_str(body);
-        out.push_str("}\n");
+        tail(out, kind, *n);
     };
     line(
         out,

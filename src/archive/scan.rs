@@ -17,8 +17,8 @@ use super::reader::{for_each_line, ChunkLine};
 use crate::changes::last_change;
 use crate::gates::{AuditStatus, Facts, Gates};
 use crate::transcript::{
-    is_prompt_shaped, last_text_any_chain, prompt_text, top_level_type, Block,
-    Record, RecordParser, RecordType, Sniff, ToolCall, Transcript,
+    is_prompt_shaped, last_text_any_chain, prompt_text, quick_type, Block,
+    Record, RecordParser, RecordType, ToolCall, Transcript,
 };
 
 /// A finding, from the fixed vocabulary of `stopgate scan`.
@@ -249,12 +249,14 @@ impl<'g> TurnBuilder<'g> {
             return;
         }
         self.lines += 1;
-        match top_level_type(bytes) {
+        // Classify by the top-level type where that is cheap (every
+        // record but assistant lines, which are parsed anyway).
+        match quick_type(bytes) {
             // A tool result is never a prompt, and nothing else in it
             // matters. Claude Code writes the block's type within the
             // line's first few hundred bytes; a line where it comes later
             // is parsed, which is slower but gives the same answer.
-            Sniff::Type(b"user")
+            Some(b"user")
                 if tool_result_finder()
                     .find(&bytes[..bytes.len().min(4096)])
                     .is_some() =>
@@ -262,14 +264,11 @@ impl<'g> TurnBuilder<'g> {
                 return
             }
             // Of the system records, only the Stop hooks' summary matters.
-            Sniff::Type(b"system")
-                if summary_finder().find(bytes).is_none() =>
-            {
+            Some(b"system") if summary_finder().find(bytes).is_none() => {
                 return
             }
-            Sniff::Type(b"user" | b"assistant" | b"system")
-            | Sniff::Unsure => {}
-            Sniff::Type(_) | Sniff::NoType => return,
+            Some(b"user" | b"assistant" | b"system") | None => {}
+            Some(_) => return,
         }
         self.parser.reset();
         let parser = &self.parser;

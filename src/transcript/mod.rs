@@ -30,6 +30,6 @@ pub use self::record::{
     Block, Content, Message, ParseError, Record, RecordParser, RecordType,
     ToolResult, ToolUse,
 };
-pub use self::sniff::{top_level_type, Sniff};
+pub use self::sniff::{quick_type, top_level_type, Sniff};
 pub use self::source::Transcript;
 pub use self::turn::{is_real_prompt, Prompt, ToolCall, Turn, TURN_MAX_BYTES};

@@ -111,6 +111,27 @@ pub fn top_level_type(line: &[u8]) -> Sniff<'_> {
     sniff(line).unwrap_or(Sniff::Unsure)
 }
 
+/// The top-level `type` when [`fast_path`] alone can tell, without the
+/// exact walk: for a bulk scan that parses the line anyway when this says
+/// `None`. Claude Code writes `type` before `message` on every record but
+/// assistant lines, where it comes after it; walking a whole message to
+/// find that out would cost more than it saves.
+pub fn quick_type(line: &[u8]) -> Option<&[u8]> {
+    let last = line
+        .iter()
+        .rposition(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
+    let first = line
+        .iter()
+        .position(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
+    if line[last] != b'}' || line[first] != b'{' {
+        return None;
+    }
+    match fast_path(line, first + 1)? {
+        Sniff::Type(t) => Some(t),
+        _ => None,
+    }
+}
+
 /// The common case, in two SIMD searches: the first `"type":"` of the line
 /// is the top-level key when nothing before it opens a nested value. (The
 /// bytes `"type":"` cannot occur inside a JSON string, where quotes are
