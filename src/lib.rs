@@ -11,6 +11,18 @@ hook asks, touching only the bytes each answer needs:
 * [`Transcript::current_turn`]: what did the agent do since the human spoke?
 * [`KeywordSet`]: which of these keywords does a text hold, and where?
 
+Above the core, in the order data flows:
+
+* [`changes`]: which tool uses change files (the one rule table);
+* [`gates`]: pure judgments of a turn (audit, hollow audit, decision
+  ownership, challenge reverify);
+* [`config`]: `stopgate.toml`;
+* [`hook`]: the Claude Code hook's logic and its state directory;
+* [`archive`]: the streaming, parallel archive scanner.
+
+The core knows nothing of the layers above it, so a tool can link the
+transcript reader alone.
+
 # Example: the last thing the agent said
 
 ```no_run
