@@ -111,7 +111,7 @@ pub fn top_level_type(line: &[u8]) -> Sniff<'_> {
     sniff(line).unwrap_or(Sniff::Unsure)
 }
 
-/// The top-level `type` when [`fast_path`] alone can tell, without the
+/// The top-level `type` when two SIMD searches alone can tell, without the
 /// exact walk: for a bulk scan that parses the line anyway when this says
 /// `None`. Claude Code writes `type` before `message` on every record but
 /// assistant lines, where it comes after it; walking a whole message to
