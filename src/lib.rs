@@ -13,12 +13,12 @@ hook asks, touching only the bytes each answer needs:
 
 Above the core, in the order data flows:
 
-* [`changes`]: which tool uses change files (the one rule table);
-* [`gates`]: pure judgments of a turn (audit, hollow audit, decision
+* [`changes`], which tool uses change files (the one rule table);
+* [`gates`], pure judgments of a turn (audit, hollow audit, decision
   ownership, challenge reverify);
-* [`config`]: `stopgate.toml`;
-* [`hook`]: the Claude Code hook's logic and its state directory;
-* [`archive`]: the streaming, parallel archive scanner.
+* [`config`], `stopgate.toml`;
+* [`hook`], the Claude Code hook's logic and its state directory;
+* [`archive`], the streaming, parallel archive scanner.
 
 The core knows nothing of the layers above it, so a tool can link the
 transcript reader alone.

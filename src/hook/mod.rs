@@ -132,7 +132,7 @@ pub fn stop(
         }
     };
 
-    // 3. Unattended sessions: nobody reads a block.
+    // 2. Unattended sessions: nobody reads a block.
     let entrypoint = env
         .entrypoint
         .clone()
@@ -147,6 +147,7 @@ pub fn stop(
         }
     }
 
+    // 3. The current turn, from the transcript's tail.
     let turn = path
         .and_then(|p| Transcript::read_current_turn(p).ok())
         .unwrap_or_default();
@@ -159,7 +160,8 @@ pub fn stop(
         }
     };
 
-    // 2. Did files change?
+    // 4. Under the lock: did files change, and what does the session
+    // remember?
     let flag = state.flag_present(&key);
     let last_change = changes::last_change(turn.tool_uses())
         .map(|i| turn.tool_uses()[i].id().unwrap_or("").to_string());
@@ -172,7 +174,7 @@ pub fn stop(
         "stop: flag={flag} transcript_change={transcript_change}"
     ));
 
-    // 6. The final text.
+    // 5. The gates, on the final text: the client's, else the turn's.
     let final_text = input
         .last_assistant_message
         .as_deref()
@@ -190,11 +192,9 @@ pub fn stop(
     let session = SessionView { prompted: lock.prompted(), nagged: &nagged };
     let verdict = gates.evaluate(&facts, &session);
 
-    // 4-5. The change is consumed unless an earlier gate blocked first: then
+    // 6. The change is consumed unless an earlier gate blocked first: then
     // it stays for the next Stop, so it is still audited.
-    let earlier_gate_blocked = verdict.block().is_some_and(|b| {
-        matches!(b.gate(), GateName::Ownership | GateName::Reverify)
-    });
+    let earlier_gate_blocked = verdict.block().is_some_and(|b| !b.is_audit());
     if changed && !earlier_gate_blocked {
         state.take_flag(&key);
         if let Some(id) = &last_change {
@@ -212,7 +212,7 @@ pub fn stop(
         }
     }
 
-    // 8. Record the block.
+    // 7. Record the block.
     let decision = match verdict {
         Verdict::Allow => Decision::Allow,
         Verdict::Block(block) => {
