@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
@@ -112,15 +113,17 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         until: args.until,
     };
     let started = Instant::now();
+    let files_done = AtomicU64::new(0);
     let reports = archive::scan_files(
         &walked.files,
         &gates,
         &options,
         threads,
         &|len| {
+            let done = files_done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(b) = &bar {
                 b.inc(len);
-                b.set_message(format!("{} files", b.position()));
+                b.set_message(format!("{done} files"));
             }
         },
     )
@@ -178,6 +181,7 @@ fn progress_bar(
     .progress_chars("=> ");
     bar.set_style(style);
     bar.set_prefix(files.to_string());
+    bar.set_message("0 files");
     bar.enable_steady_tick(Duration::from_millis(120));
     Some(bar)
 }
