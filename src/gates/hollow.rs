@@ -111,6 +111,11 @@ pub fn is_stock_phrase(
     let mut any = false;
     let mut sentences = vec![];
     for m in markers.find_iter(text) {
+        // A marker inside the sentence already taken adds nothing; skipping
+        // it keeps this linear in the text, however many markers it holds.
+        if sentences.last().is_some_and(|&(_, end)| m.start() < end) {
+            continue;
+        }
         let (start, mut end) = sentence_bounds(text, m.start());
         // "Self-audit:\n- …": a heading runs on to the end of its paragraph.
         let after_marker = text[m.end()..end].trim();
@@ -120,9 +125,7 @@ pub fn is_stock_phrase(
         {
             end = text[end..].find("\n\n").map_or(text.len(), |i| end + i);
         }
-        if !sentences.contains(&(start, end)) {
-            sentences.push((start, end));
-        }
+        sentences.push((start, end));
     }
     for &(start, end) in &sentences {
         any = true;
