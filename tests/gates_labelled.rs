@@ -281,3 +281,42 @@ fn labelled_precision_and_recall() {
         );
     }
 }
+
+/// Texts built to make the gates quadratic: thousands of markers in one
+/// sentence, thousands of proximity halves. They must stay fast.
+#[test]
+fn adversarial_texts_stay_linear() {
+    let gates = Gates::new(&Config::default()).unwrap();
+    let texts = [
+        "監査 ".repeat(200_000),
+        "which which ".repeat(100_000) + "you prefer",
+        "audit: ok ".repeat(100_000),
+    ];
+    let tools: Vec<stopgate::transcript::ToolCall> = (0..3)
+        .map(|_| {
+            stopgate::transcript::ToolCall::new(
+                None,
+                "Write".into(),
+                serde_json::Value::Null,
+            )
+        })
+        .collect();
+    for text in &texts {
+        let started = std::time::Instant::now();
+        let facts = Facts {
+            final_text: text,
+            prompt: Some("That's wrong."),
+            tool_uses: &tools,
+            changed: true,
+            stop_hook_active: false,
+        };
+        let _ = gates.evaluate(&facts, &SessionView::default());
+        let _ = gates.findings(&facts);
+        let took = started.elapsed();
+        assert!(
+            took < std::time::Duration::from_secs(5),
+            "{} bytes took {took:?}",
+            text.len()
+        );
+    }
+}

@@ -153,14 +153,16 @@ impl PatternSet {
                     .iter()
                     .filter(|m| eq(m.2, a))
                     .any(|ma| {
-                        matches
+                        // Matches are sorted and do not overlap: only those
+                        // starting within `gap` after `a` can pair with it,
+                        // so each `a` looks at a few, not at all of them.
+                        let from = matches.partition_point(|m| m.0 < ma.1);
+                        matches[from..]
                             .iter()
-                            .filter(|m| eq(m.2, b) && m.0 >= ma.1)
+                            .take_while(|mb| mb.0 - ma.1 <= *gap)
+                            .filter(|mb| eq(mb.2, b))
                             .any(|mb| {
-                                mb.0 - ma.1 <= *gap
-                                    && !text[ma.1..mb.0]
-                                        .chars()
-                                        .any(is_sentence_end)
+                                !text[ma.1..mb.0].chars().any(is_sentence_end)
                             })
                     })
                     .then(|| format!("{a}…{b}")),
