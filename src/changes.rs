@@ -82,11 +82,7 @@ pub fn last_change(uses: &[ToolCall]) -> Option<usize> {
 
 /// Whether a shell command changes files, and by which rule.
 pub fn bash_changes_files(command: &str) -> Option<ChangeReason> {
-    let lexed = lex(command);
-    if lexed.file_redirect {
-        return Some(ChangeReason::Redirect);
-    }
-    lexed.commands.iter().find_map(|words| judge(words, 0))
+    bash_changes_files_at(command, 0)
 }
 
 /// A row of the rule table: the command name, and the test on its
@@ -315,6 +311,7 @@ fn judge(words: &[String], depth: usize) -> Option<ChangeReason> {
     (rule.writes)(args).then_some(ChangeReason::Command(rule.name))
 }
 
+/// [`bash_changes_files`] at a `bash -c` nesting depth.
 fn bash_changes_files_at(command: &str, depth: usize) -> Option<ChangeReason> {
     let lexed = lex(command);
     if lexed.file_redirect {

@@ -403,21 +403,21 @@ pub(crate) fn last_text_of<'a>(rec: &Record<'a>) -> Option<&'a str> {
 
 /// [`last_text_of`] without the main-chain condition, for subagent files.
 pub(crate) fn last_text_any_chain<'a>(rec: &Record<'a>) -> Option<&'a str> {
-    if rec.record_type() != RecordType::Assistant {
-        return None;
-    }
+    let i = last_text_position(rec)?;
     match rec.content() {
-        Content::Text(t) => Some(*t).filter(|t| !is_blank(t)),
-        Content::Blocks(blocks) => blocks.iter().rev().find_map(|b| match b {
-            Block::Text(t) if !is_blank(t) => Some(*t),
+        Content::Text(t) => Some(*t),
+        Content::Blocks(blocks) => match blocks[i] {
+            Block::Text(t) => Some(t),
             _ => None,
-        }),
+        },
         Content::Absent => None,
     }
 }
 
-fn last_text_index(rec: &Record<'_>) -> Option<usize> {
-    if rec.record_type() != RecordType::Assistant || rec.is_sidechain() {
+/// Where the last non-blank text of an assistant record is: the block's
+/// index, or 0 for string content.
+fn last_text_position(rec: &Record<'_>) -> Option<usize> {
+    if rec.record_type() != RecordType::Assistant {
         return None;
     }
     match rec.content() {
@@ -427,6 +427,14 @@ fn last_text_index(rec: &Record<'_>) -> Option<usize> {
             .rposition(|b| matches!(b, Block::Text(t) if !is_blank(t))),
         Content::Absent => None,
     }
+}
+
+/// [`last_text_position`] on the main chain only.
+fn last_text_index(rec: &Record<'_>) -> Option<usize> {
+    if rec.is_sidechain() {
+        return None;
+    }
+    last_text_position(rec)
 }
 
 /// The non-blank texts among the first `upto` blocks of a record.
