@@ -37,7 +37,12 @@ pub enum ChangeReason {
     Redirect,
     /// A command from the rule table; the name is the table's row.
     Command(&'static str),
+    /// A Task or Agent tool use whose subagent changed files.
+    Subagent,
 }
+
+/// The tools that run a shell command, judged by [`bash_changes_files`].
+pub const SHELL_TOOLS: &[&str] = &["Bash"];
 
 /// Whether a tool use with this name and input changes files.
 ///
@@ -61,7 +66,7 @@ pub fn tool_changes_files(
     if EDIT_TOOLS.contains(&name) {
         return Some(ChangeReason::EditTool);
     }
-    if name == "Bash" {
+    if SHELL_TOOLS.contains(&name) {
         return input
             .get("command")
             .and_then(|c| c.as_str())
@@ -77,7 +82,7 @@ pub fn tool_changes_files(
 /// turn as changed when there is one.
 pub fn last_change(uses: &[ToolCall]) -> Option<usize> {
     uses.iter()
-        .rposition(|u| tool_changes_files(u.name(), u.input()).is_some())
+        .rposition(|u| u.change().is_some())
 }
 
 /// Whether a shell command changes files, and by which rule.
@@ -694,6 +699,7 @@ mod tests {
             ChangeReason::EditTool => "edit",
             ChangeReason::Redirect => "redirect",
             ChangeReason::Command(name) => name,
+            ChangeReason::Subagent => "subagent",
         }
     }
 

@@ -302,6 +302,12 @@ impl Config {
         Ok(())
     }
 
+    /// Whether sessions with this entrypoint are unattended: nobody reads a
+    /// block, so every gate allows them.
+    pub fn skips_entrypoint(&self, entrypoint: &str) -> bool {
+        self.skip_entrypoints.iter().any(|s| s == entrypoint)
+    }
+
     /// Whether a gate is both listed in `order` and enabled.
     pub fn gate_enabled(&self, gate: GateName) -> bool {
         self.order.contains(&gate)

@@ -239,7 +239,7 @@ fn expected_answers() {
             "{}",
             case.file
         );
-        let turn = t.current_turn();
+        let turn = t.current_turn(stopgate::transcript::Chain::Main);
         if case.file != "huge_line.jsonl" {
             assert_eq!(
                 turn.prompt().map(|p| p.text()),
@@ -263,7 +263,7 @@ fn expected_answers() {
 #[test]
 fn huge_line_prompt() {
     let t = Transcript::read(fixture("huge_line.jsonl")).unwrap();
-    let turn = t.current_turn();
+    let turn = t.current_turn(stopgate::transcript::Chain::Main);
     let prompt = turn.prompt().unwrap();
     assert_eq!(prompt.text().len(), 5 * 1024 * 1024);
     assert_eq!(prompt.offset(), 0);

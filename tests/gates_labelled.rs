@@ -203,14 +203,9 @@ fn verdict(gates: &Gates, case: &Case) -> bool {
     lines.push(serde_json::json!({"type": "assistant", "message": {"id": "final", "content": [
         {"type": "text", "text": case.text}]}}));
     let jsonl: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let turn = Transcript::from_bytes(jsonl.into_bytes()).current_turn();
-    let facts = Facts {
-        final_text: turn.final_text().unwrap_or(""),
-        prompt: turn.prompt().map(|p| p.text()),
-        tool_uses: turn.tool_uses(),
-        changed: true,
-        stop_hook_active: false,
-    };
+    let turn = Transcript::from_bytes(jsonl.into_bytes())
+        .current_turn(stopgate::transcript::Chain::Main);
+    let facts = Facts { changed: true, ..Facts::of_turn(&turn) };
     gates.evaluate(&facts, &SessionView::default()).block().is_some()
 }
 
@@ -296,14 +291,17 @@ fn adversarial_texts_stay_linear() {
         .map(|_| {
             stopgate::transcript::ToolCall::new(
                 None,
-                "Write".into(),
-                serde_json::Value::Null,
+                "Write",
+                &serde_json::Value::Null,
+                0,
+                0,
             )
         })
         .collect();
     for text in &texts {
         let started = std::time::Instant::now();
         let facts = Facts {
+            kind: stopgate::transcript::TurnKind::Prompt,
             final_text: text,
             prompt: Some("That's wrong."),
             tool_uses: &tools,

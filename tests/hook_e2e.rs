@@ -82,12 +82,24 @@ impl Hook {
     }
 
     fn post_write(&self, sid: &str) -> Output {
-        self.run(json!({
+        self.run(Hook::write_input(sid))
+    }
+
+    /// A PostToolUse of a Write, as the client sends it: with the tool
+    /// use's id.
+    fn post_write_id(&self, sid: &str, id: &str) -> Output {
+        let mut v = Hook::write_input(sid);
+        v["tool_use_id"] = json!(id);
+        self.run(v)
+    }
+
+    fn write_input(sid: &str) -> serde_json::Value {
+        json!({
             "session_id": sid, "transcript_path": "/nonexistent", "cwd": "/tmp",
             "hook_event_name": "PostToolUse", "tool_name": "Write",
             "tool_input": {"file_path": "/tmp/a.rs", "content": "x"},
             "tool_response": {"filePath": "/tmp/a.rs", "success": true}
-        }))
+        })
     }
 
     fn stop(
@@ -217,15 +229,22 @@ fn seed_scenario_block_then_pass_then_cap() {
     assert!(h.state().join("s1.flag").exists());
     let msg = assert_blocked(&h.stop("s1", &t, None));
     assert!(msg.contains("no audit needed:"), "{msg}");
-    assert!(!h.state().join("s1.flag").exists(), "flag must be deleted");
+    assert!(h.state().join("s1.flag").exists(), "a block leaves it pending");
     assert_eq!(h.count("s1"), 1);
-    // Stop again with the same text: passes, the flag is gone.
+    // The reply to the block is judged: an audit passes and consumes it.
+    let audited = "監査: 二つの書き込みが同時に走る競合を flock で潰した。";
+    assert_silent_allow(&h.stop("s1", &t, Some(audited)));
+    assert!(!h.state().join("s1.flag").exists(), "consumed");
     assert_silent_allow(&h.stop("s1", &t, None));
     // Another write: the second prompt is still allowed by the cap (2).
     assert_silent_allow(&h.post_write("s1"));
     assert_blocked(&h.stop("s1", &t, None));
     assert_eq!(h.count("s1"), 2);
-    // A third write: the cap is reached, silence, and the flag is cleared.
+    // An unaudited reply: the cap is reached, silence, and the change is
+    // consumed.
+    assert_silent_allow(&h.stop("s1", &t, None));
+    assert!(!h.state().join("s1.flag").exists());
+    // A third write: still capped.
     assert_silent_allow(&h.post_write("s1"));
     assert_silent_allow(&h.stop("s1", &t, None));
     assert!(!h.state().join("s1.flag").exists());
@@ -239,12 +258,18 @@ fn change_from_transcript_without_flag() {
     tx.user("Fix it.").write_tool("toolu_1").text("Fixed.");
     let t = tx.save(h.dir.path(), "t.jsonl");
     assert_blocked(&h.stop("s2", &t, None));
-    // The same change is consumed: the next Stop passes.
+    // The reply audits: the change is consumed, and the next Stop passes.
+    tx.text("Audit: the retry loop is bounded at 3 attempts; checked by cargo test.");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    assert_silent_allow(&h.stop("s2", &t, None));
     assert_silent_allow(&h.stop("s2", &t, None));
     // A new change in the same turn (after the block) counts again.
     tx.bash("toolu_2", "sed -i 's/a/b/' a.rs").text("Changed again.");
     let t = tx.save(h.dir.path(), "t.jsonl");
     assert_blocked(&h.stop("s2", &t, None));
+    tx.text("監査不要: typo fix in a comment.");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    assert_silent_allow(&h.stop("s2", &t, None));
     // A read-only command does not.
     tx.bash("toolu_3", "grep -i todo a.rs 2>&1").text("Looked.");
     let t = tx.save(h.dir.path(), "t.jsonl");
@@ -606,9 +631,13 @@ fn ordering_first_block_wins_and_the_flag_waits() {
         "the flag stays for the audit"
     );
     assert_eq!(h.count("g1"), 0, "a nag does not count towards the audit cap");
-    // Next Stop, same text: ownership has nagged; the audit gate blocks.
+    // Next Stop, same text: ownership has nagged; the audit gate blocks,
+    // and the change stays pending for the reply.
     let msg = assert_blocked(&h.stop("g1", &t, None));
     assert!(msg.contains("self-audit"), "{msg}");
+    assert!(h.state().join("g1.flag").exists());
+    let audited = "Audit: caching keyed by path; checked eviction at 0 and 1 entries with cargo test.";
+    assert_silent_allow(&h.stop("g1", &t, Some(audited)));
     assert!(!h.state().join("g1.flag").exists());
     assert_silent_allow(&h.stop("g1", &t, None));
 
@@ -676,4 +705,102 @@ fn timeout_fails_open() {
     assert_silent_allow(&h.stop("t1", &fifo, None));
     let took = started.elapsed();
     assert!(took < std::time::Duration::from_secs(3), "took {took:?}");
+}
+
+/// Seen with the real client: after the no-marker block, the model
+/// answered `監査：問題なし` and the hook let it pass, because the change
+/// had been consumed at the first Stop. The reply must be judged.
+#[test]
+fn a_hollow_reply_to_a_block_is_blocked_again() {
+    let h = Hook::new();
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Write a.txt.").write_tool("toolu_w1").text("Done.");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    assert_silent_allow(&h.post_write_id("hr", "toolu_w1"));
+    assert_blocked(&h.stop("hr", &t, Some("Done.")));
+    tx.text("監査：問題なし");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    let msg = assert_blocked(&h.stop("hr", &t, Some("監査：問題なし")));
+    assert!(msg.contains("stock_phrase"), "{msg}");
+    assert_eq!(h.count("hr"), 2);
+    // The cap ends the loop.
+    assert_silent_allow(&h.stop("hr", &t, Some("監査：問題なし")));
+}
+
+/// Seen with the real client: the Write reached the transcript only after
+/// the first Stop. The change, consumed by its id at the first Stop, must
+/// not count again when the tool use shows up.
+#[test]
+fn a_late_transcript_write_is_one_change() {
+    let h = Hook::new();
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Write a.txt.");
+    let early = tx.save(h.dir.path(), "t.jsonl");
+    assert_silent_allow(&h.post_write_id("lw", "toolu_late"));
+    let audited = "Audit: a.txt is written atomically; checked the empty-input boundary with cargo test.";
+    assert_silent_allow(&h.stop("lw", &early, Some(audited)));
+    // The Write arrives in the transcript; the next Stop says "Done.".
+    tx.write_tool("toolu_late").text("Done.");
+    let late = tx.save(h.dir.path(), "t.jsonl");
+    assert_silent_allow(&h.stop("lw", &late, Some("Done.")));
+    assert_eq!(h.count("lw"), 0);
+}
+
+/// A file change whose tool use has no id was never recorded as audited,
+/// so it was audited again at every Stop until the cap.
+#[test]
+fn a_change_without_an_id_is_audited_once() {
+    let h = Hook::new();
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Fix it.");
+    tx.rec("assistant", json!({"id": "m-noid", "role": "assistant", "content": [
+        {"type": "tool_use", "name": "Write", "input": {"file_path": "a.rs", "content": "x"}}]}));
+    tx.text("監査: 二つの書き込みが同時に走る競合を flock で潰した。");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    assert_silent_allow(&h.stop("ni", &t, None));
+    tx.text("Done.");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    assert_silent_allow(&h.stop("ni", &t, None));
+    assert_eq!(h.count("ni"), 0);
+}
+
+/// A real subagent file: every line is `isSidechain: true`, with the
+/// subagent's `agentId`. With `gate_subagents`, its own chain is the turn,
+/// and PostToolUse inside it (which carries `agent_id`) keys the flag by
+/// the agent.
+#[test]
+fn gate_subagents_blocks_a_real_subagent_file() {
+    let h = Hook::new().config("gate_subagents = true\n");
+    let lines = [
+        json!({"type": "user", "isSidechain": true, "agentId": "a9", "sessionId": "p9",
+               "message": {"role": "user", "content": "Write b.txt"}}),
+        json!({"type": "assistant", "isSidechain": true, "agentId": "a9", "sessionId": "p9",
+               "message": {"id": "m1", "content": [{"type": "tool_use", "id": "toolu_s1",
+               "name": "Write", "input": {"file_path": "b.txt", "content": "hi"}}]}}),
+        json!({"type": "user", "isSidechain": true, "agentId": "a9", "sessionId": "p9",
+               "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_s1", "content": "ok"}]}}),
+        json!({"type": "assistant", "isSidechain": true, "agentId": "a9", "sessionId": "p9",
+               "message": {"id": "m2", "content": [{"type": "text", "text": "Wrote b.txt."}]}}),
+    ];
+    let dir = h.dir.path().join("p9/subagents");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sub = dir.join("agent-a9.jsonl");
+    std::fs::write(&sub, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let mut post = Hook::write_input("p9");
+    post["tool_use_id"] = json!("toolu_s1");
+    post["agent_id"] = json!("a9");
+    post["agent_type"] = json!("general-purpose");
+    assert_silent_allow(&h.run(post));
+    assert!(h.state().join("agent-a9.flag").exists());
+    assert!(!h.state().join("p9.flag").exists(), "the subagent's, not the parent's");
+    let stop = json!({"session_id": "p9", "hook_event_name": "SubagentStop", "agent_id": "a9",
+                      "agent_type": "general-purpose", "agent_transcript_path": &sub,
+                      "transcript_path": h.dir.path().join("p9.jsonl"), "stop_hook_active": false,
+                      "last_assistant_message": "Wrote b.txt."});
+    let msg = assert_blocked(&h.run(stop.clone()));
+    assert!(msg.contains("self-audit"), "{msg}");
+    // Without the flag, the transcript alone shows the change.
+    std::fs::remove_file(h.state().join("agent-a9.flag")).unwrap();
+    let msg = assert_blocked(&h.run(stop));
+    assert!(msg.contains("self-audit"), "{msg}");
 }

@@ -27,8 +27,8 @@ use crate::gates::Gates;
 
 pub use self::reader::{for_each_line, ChunkLine, DEFAULT_CHUNK};
 pub use self::scan::{
-    scan_file, scan_reader, session_of, FileReport, Finding, ScanOptions,
-    TurnReport,
+    report_turn, scan_file, scan_reader, session_of, Evidence, FileReport,
+    Finding, ScanOptions, TurnReport,
 };
 pub use self::walk::{default_root, walk, Candidate, MissingPath, Walked};
 

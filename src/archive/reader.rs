@@ -28,6 +28,8 @@ pub struct ChunkLine<'a> {
     pub bytes: &'a [u8],
     /// Whether a `\n` ended it.
     pub terminated: bool,
+    /// The line's byte offset in the stream.
+    pub offset: u64,
 }
 
 fn strip_cr(b: &[u8]) -> &[u8] {
@@ -48,9 +50,12 @@ pub fn for_each_line<R: Read>(
     // The unconsumed bytes are buf[start..end].
     let (mut start, mut end) = (0usize, 0usize);
     let mut total = 0u64;
+    // The stream offset of buf[0].
+    let mut base = 0u64;
     loop {
         if buf.len() - end < chunk {
             if start > 0 {
+                base += start as u64;
                 buf.copy_within(start..end, 0);
                 end -= start;
                 start = 0;
@@ -71,13 +76,21 @@ pub fn for_each_line<R: Read>(
         let mut pos = start;
         for nl in memchr_iter(b'\n', &buf[scan_from..end]) {
             let nl = scan_from + nl;
-            f(ChunkLine { bytes: strip_cr(&buf[pos..nl]), terminated: true });
+            f(ChunkLine {
+                bytes: strip_cr(&buf[pos..nl]),
+                terminated: true,
+                offset: base + pos as u64,
+            });
             pos = nl + 1;
         }
         start = pos;
     }
     if start < end {
-        f(ChunkLine { bytes: strip_cr(&buf[start..end]), terminated: false });
+        f(ChunkLine {
+            bytes: strip_cr(&buf[start..end]),
+            terminated: false,
+            offset: base + start as u64,
+        });
     }
     Ok(total)
 }
@@ -90,6 +103,8 @@ mod tests {
     fn collect(data: &[u8], chunk: usize) -> Vec<(Vec<u8>, bool)> {
         let mut out = vec![];
         for_each_line(data, chunk, |l| {
+            let at = l.offset as usize;
+            assert_eq!(&data[at..at + l.bytes.len()], l.bytes);
             out.push((l.bytes.to_vec(), l.terminated))
         })
         .unwrap();

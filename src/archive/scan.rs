@@ -1,24 +1,27 @@
 //! Scanning one transcript file, turn by turn.
 //!
-//! The file is streamed forward ([`for_each_line`]); each line's top-level
-//! `type` is read without parsing ([`top_level_type`]), and only the lines
-//! a turn needs are parsed: user prompts, assistant lines and
-//! `stop_hook_summary` records. Progress lines, bookkeeping and tool
-//! results are skipped. At each real prompt the previous turn is finished
-//! and judged by the very gate code the hook runs ([`Gates::findings`]).
+//! The file is streamed forward ([`for_each_line`]); each line is judged
+//! from its bytes ([`worth_parsing`]), and only the lines a turn needs are
+//! parsed and fed to the one turn model ([`TurnBuilder`]), the same one the
+//! hook and `stopgate check` use. Each finished turn gets its subagents'
+//! work folded in ([`Turn::resolve_subagents`]) and is judged by the very
+//! gate code the hook runs ([`Gates::findings`]), on facts built the one
+//! way ([`Facts::of_turn`]).
+//!
+//! A subagent's file yields no rows: its work belongs to the turn that
+//! launched it. Compaction summarizers and prompt-suggestion helpers are
+//! never launched by a turn, so they are never read.
 
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use memchr::memmem;
-
 use super::reader::{for_each_line, ChunkLine};
-use crate::changes::last_change;
-use crate::gates::{AuditStatus, Facts, Gates};
+use crate::config::GateName;
+use crate::gates::{AuditStatus, Block, Facts, Gates};
 use crate::transcript::{
-    is_prompt_shaped, last_text_any_chain, prompt_text, quick_type, Block,
-    Record, RecordParser, RecordType, ToolCall, Transcript,
+    worth_parsing, Chain, LinePos, RecordParser, Transcript, Turn,
+    TurnBuilder, TurnKind,
 };
 
 /// A finding, from the fixed vocabulary of `stopgate scan`.
@@ -26,14 +29,30 @@ use crate::transcript::{
 pub enum Finding {
     /// Files changed and the final text holds no audit marker.
     UnauditedChange,
-    /// An audit marker without substance.
+    /// An audit that is a stock phrase with no specifics.
     HollowAudit,
     /// The agent handed a decision back after gathering data.
     Deferral,
     /// The agent caved to a challenge without evidence.
     Capitulation,
-    /// A verification claim that nothing run after the last change backs.
+    /// An audit claiming verification that nothing run after the last
+    /// change backs.
     UnverifiedClaim,
+}
+
+/// One finding and its evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Evidence {
+    /// The finding.
+    pub finding: Finding,
+    /// The gate's rule that fired, such as `no_marker`.
+    pub rule: &'static str,
+    /// The keywords and patterns that fired.
+    pub matched: Vec<String>,
+    /// The 1-based line of the turn's final text.
+    pub line: Option<u64>,
+    /// A short excerpt of the final text, around the first match.
+    pub excerpt: String,
 }
 
 impl Finding {
@@ -45,6 +64,19 @@ impl Finding {
         Finding::Capitulation,
         Finding::UnverifiedClaim,
     ];
+
+    /// The finding a gate's block stands for.
+    pub fn of_block(block: &Block) -> Finding {
+        match (block.gate(), block.rule()) {
+            (GateName::Audit, _) => Finding::UnauditedChange,
+            (GateName::Hollow, "claim_without_evidence") => {
+                Finding::UnverifiedClaim
+            }
+            (GateName::Hollow, _) => Finding::HollowAudit,
+            (GateName::Ownership, _) => Finding::Deferral,
+            (GateName::Reverify, _) => Finding::Capitulation,
+        }
+    }
 
     /// The finding's name in reports.
     pub fn as_str(&self) -> &'static str {
@@ -64,18 +96,36 @@ pub struct TurnReport {
     /// The turn's number in its file: 1 for the first prompt, 0 for what
     /// comes before any prompt.
     pub turn: usize,
+    /// What started the turn, and whether the user interrupted it.
+    pub kind: TurnKind,
     /// The prompt's timestamp (else the turn's first).
     pub timestamp: Option<String>,
-    /// Whether a tool use changed files.
+    /// Whether a tool use changed files, a launched subagent's included.
     pub changed: bool,
     /// `present`, `absent`, `hollow:<rule>` or `escape`.
     pub audit: String,
-    /// What the gates found.
-    pub findings: Vec<Finding>,
-    /// The commands of the Stop hooks that ran after the turn.
+    /// What the gates found, with the evidence. Only turns that ended in a
+    /// Stop the agent chose, in sessions a human attends, get findings.
+    pub findings: Vec<Evidence>,
+    /// The commands of the Stop hooks that ran after the turn
+    /// (interactive sessions only).
     pub hooks_ran: Vec<String>,
-    /// Whether a Stop hook blocked (`preventedContinuation`).
+    /// Whether a Stop hook blocked in the turn.
     pub hook_blocked: bool,
+    /// How many times a Stop hook blocked.
+    pub hook_blocks: usize,
+    /// The commands of the hooks that blocked, where the transcript names
+    /// them.
+    pub blocking_hooks: Vec<String>,
+    /// The subagents the turn launched.
+    pub subagents: Vec<String>,
+}
+
+impl TurnReport {
+    /// Whether the turn has this finding.
+    pub fn has(&self, finding: Finding) -> bool {
+        self.findings.iter().any(|e| e.finding == finding)
+    }
 }
 
 /// The result of scanning one file.
@@ -111,6 +161,9 @@ pub struct ScanOptions {
     pub since: Option<jiff::civil::Date>,
     /// Keep turns on or before this date.
     pub until: Option<jiff::civil::Date>,
+    /// Entrypoints of unattended sessions, whose turns get no findings
+    /// (the hook allows them): the configuration's `skip_entrypoints`.
+    pub skip_entrypoints: Vec<String>,
 }
 
 impl Default for ScanOptions {
@@ -119,6 +172,7 @@ impl Default for ScanOptions {
             chunk_size: super::reader::DEFAULT_CHUNK,
             since: None,
             until: None,
+            skip_entrypoints: vec![],
         }
     }
 }
@@ -149,21 +203,28 @@ pub fn scan_file(
     gates: &Gates,
     options: &ScanOptions,
 ) -> FileReport {
+    let (session_id, subagent) = session_of(path);
+    if subagent {
+        // Its work is read with the turn that launched it.
+        return FileReport {
+            path: path.to_path_buf(),
+            session_id,
+            subagent,
+            ..FileReport::default()
+        };
+    }
     match File::open(path) {
         Ok(file) => {
             let entrypoint = Transcript::read_entrypoint(path).ok().flatten();
             scan_reader(path, file, entrypoint, gates, options)
         }
-        Err(e) => {
-            let (session_id, subagent) = session_of(path);
-            FileReport {
+        Err(e) => FileReport {
                 path: path.to_path_buf(),
                 session_id,
                 subagent,
                 error: Some(e.to_string()),
                 ..FileReport::default()
-            }
-        }
+        },
     }
 }
 
@@ -185,190 +246,153 @@ pub fn scan_reader<R: Read>(
         entrypoint,
         ..FileReport::default()
     };
-    let mut builder = TurnBuilder::new(gates, subagent, options);
-    match for_each_line(reader, options.chunk_size, |line| builder.line(line))
-    {
+    let unattended = report
+        .entrypoint
+        .as_deref()
+        .is_some_and(|e| options.skip_entrypoints.iter().any(|s| s == e));
+    let chain = if subagent { Chain::Subagent } else { Chain::Main };
+    let mut scan = FileScan {
+        path,
+        gates,
+        options,
+        unattended,
+        parser: RecordParser::new(),
+        builder: TurnBuilder::new(chain),
+        turns: vec![],
+        lines: 0,
+        corrupt: 0,
+    };
+    match for_each_line(reader, options.chunk_size, |line| scan.line(line)) {
         Ok(n) => report.bytes = n,
         Err(e) => report.error = Some(e.to_string()),
     }
-    builder.finish_turn();
-    report.lines = builder.lines;
-    report.corrupt = builder.corrupt;
-    report.turns = builder.turns;
+    let builder = std::mem::replace(&mut scan.builder, TurnBuilder::new(chain));
+    if let Some(last) = builder.finish() {
+        scan.judge(last);
+    }
+    report.lines = scan.lines;
+    report.corrupt = scan.corrupt;
+    report.turns = scan.turns;
     report
 }
 
-/// The turn being built.
-#[derive(Default)]
-struct Open {
-    index: usize,
-    timestamp: Option<String>,
-    prompt: Option<String>,
-    tool_uses: Vec<ToolCall>,
-    final_text: Option<String>,
-    hooks_ran: Vec<String>,
-    hook_blocked: bool,
-    any: bool,
-}
-
-struct TurnBuilder<'g> {
-    gates: &'g Gates,
-    /// In a subagent file, sidechain lines are the file's own chain.
-    own_sidechain: bool,
-    options: &'g ScanOptions,
+/// One file's scan in progress.
+struct FileScan<'a> {
+    path: &'a Path,
+    gates: &'a Gates,
+    options: &'a ScanOptions,
+    unattended: bool,
     parser: RecordParser,
-    open: Open,
-    next_index: usize,
+    builder: TurnBuilder,
     turns: Vec<TurnReport>,
+    /// Physical lines seen, which numbers them.
     lines: u64,
     corrupt: u64,
 }
 
-impl<'g> TurnBuilder<'g> {
-    fn new(
-        gates: &'g Gates,
-        own_sidechain: bool,
-        options: &'g ScanOptions,
-    ) -> TurnBuilder<'g> {
-        TurnBuilder {
-            gates,
-            own_sidechain,
-            options,
-            parser: RecordParser::new(),
-            open: Open::default(),
-            next_index: 1,
-            turns: vec![],
-            lines: 0,
-            corrupt: 0,
-        }
-    }
-
+impl FileScan<'_> {
     fn line(&mut self, line: ChunkLine<'_>) {
-        let bytes = line.bytes;
-        if bytes.is_empty() {
+        self.lines += 1;
+        if line.bytes.is_empty() || !worth_parsing(line.bytes) {
             return;
         }
-        self.lines += 1;
-        // Classify by the top-level type where that is cheap (every
-        // record but assistant lines, which are parsed anyway).
-        match quick_type(bytes) {
-            // A tool result is never a prompt, and nothing else in it
-            // matters. Claude Code writes the block's type within the
-            // line's first few hundred bytes; a line where it comes later
-            // is parsed, which is slower but gives the same answer.
-            Some(b"user")
-                if tool_result_finder()
-                    .find(&bytes[..bytes.len().min(4096)])
-                    .is_some() =>
-            {
-                return
-            }
-            // Of the system records, only the Stop hooks' summary matters.
-            Some(b"system") if summary_finder().find(bytes).is_none() => {
-                return
-            }
-            Some(b"user" | b"assistant" | b"system") | None => {}
-            Some(_) => return,
-        }
         self.parser.reset();
-        let parser = &self.parser;
-        match parser.parse(bytes) {
+        match self.parser.parse(line.bytes) {
             Ok(rec) => {
-                let rec: Record<'_> = rec;
-                Self::record(
-                    &mut self.open,
-                    &mut self.next_index,
-                    &mut self.turns,
-                    self.gates,
-                    self.own_sidechain,
-                    self.options,
-                    &rec,
-                )
+                let pos =
+                    LinePos { offset: line.offset, line: Some(self.lines) };
+                if let Some(done) = self.builder.push(&rec, pos) {
+                    self.judge(done);
+                }
             }
             Err(_) if line.terminated => self.corrupt += 1,
             Err(_) => {}
         }
     }
 
-    fn record(
-        open: &mut Open,
-        next_index: &mut usize,
-        turns: &mut Vec<TurnReport>,
-        gates: &Gates,
-        own_sidechain: bool,
-        options: &ScanOptions,
-        rec: &Record<'_>,
-    ) {
-        if rec.is_sidechain() && !own_sidechain {
+    /// Judge a finished turn and keep its row.
+    fn judge(&mut self, mut turn: Turn) {
+        if !in_range(turn.timestamp(), self.options) {
             return;
         }
-        match rec.record_type() {
-            RecordType::User if is_prompt_shaped(rec) => {
-                finish(open, turns, gates, options);
-                *open = Open {
-                    index: *next_index,
-                    timestamp: rec.timestamp().map(str::to_string),
-                    prompt: Some(prompt_text(rec)),
-                    any: true,
-                    ..Open::default()
-                };
-                *next_index += 1;
-            }
-            RecordType::Assistant => {
-                open.any = true;
-                if open.timestamp.is_none() {
-                    open.timestamp = rec.timestamp().map(str::to_string);
-                }
-                for block in rec.content().blocks() {
-                    if let Block::ToolUse(u) = block {
-                        open.tool_uses.push(light_tool_call(
-                            u.name().unwrap_or(""),
-                            u.input(),
-                        ));
-                    }
-                }
-                if let Some(t) = last_text_any_chain(rec) {
-                    open.final_text = Some(t.to_string());
-                }
-            }
-            RecordType::System => {
-                if let Some(summary) = rec.stop_hook_summary() {
-                    open.hooks_ran.extend(
-                        summary.commands.iter().map(|c| c.to_string()),
-                    );
-                    open.hook_blocked |= summary.prevented_continuation;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn finish_turn(&mut self) {
-        finish(&mut self.open, &mut self.turns, self.gates, self.options);
+        turn.resolve_subagents(self.path);
+        self.turns.push(report_turn(&turn, self.gates, self.unattended));
     }
 }
 
-fn summary_finder() -> &'static memmem::Finder<'static> {
-    static FINDER: std::sync::OnceLock<memmem::Finder<'static>> =
-        std::sync::OnceLock::new();
-    FINDER.get_or_init(|| memmem::Finder::new(b"\"stop_hook_summary\""))
-}
-
-fn tool_result_finder() -> &'static memmem::Finder<'static> {
-    static FINDER: std::sync::OnceLock<memmem::Finder<'static>> =
-        std::sync::OnceLock::new();
-    FINDER.get_or_init(|| memmem::Finder::new(b"\"tool_result\""))
-}
-
-/// A tool use with only what the gates read: the name, and a `Bash`
-/// command. Keeping whole inputs (a `Write`'s content) would make memory
-/// grow with the turn.
-fn light_tool_call(name: &str, input: &serde_json::Value) -> ToolCall {
-    let input = match input.get("command") {
-        Some(c) if name == "Bash" => serde_json::json!({ "command": c }),
-        _ => serde_json::Value::Null,
+/// A turn's row: what the gates find in it, with the evidence.
+pub fn report_turn(turn: &Turn, gates: &Gates, unattended: bool) -> TurnReport {
+    let facts = Facts::of_turn(turn);
+    let blocks = if turn.kind().ends_in_stop() && !unattended {
+        gates.findings(&facts)
+    } else {
+        vec![]
     };
-    ToolCall::new(None, name.to_string(), input)
+    let findings: Vec<Evidence> = blocks
+        .iter()
+        .map(|b| Evidence {
+            finding: Finding::of_block(b),
+            rule: b.rule(),
+            matched: b.matched().to_vec(),
+            line: turn.final_text_line(),
+            excerpt: excerpt(facts.final_text, b.matched()),
+        })
+        .collect();
+    let hollow = blocks.iter().find(|b| b.gate() == GateName::Hollow);
+    let audit = match (hollow, gates.audit_status(facts.final_text)) {
+        (Some(b), _) => format!("hollow:{}", b.rule()),
+        (None, AuditStatus::Present(_)) => "present".to_string(),
+        (None, AuditStatus::Escape(_)) => "escape".to_string(),
+        (None, AuditStatus::Absent) => "absent".to_string(),
+    };
+    let blocked = turn.stop_blocks();
+    TurnReport {
+        turn: turn.index(),
+        kind: turn.kind(),
+        timestamp: turn.timestamp().map(str::to_string),
+        changed: facts.changed,
+        audit,
+        findings,
+        hooks_ran: turn.hooks_ran().to_vec(),
+        hook_blocked: blocked.any(),
+        hook_blocks: blocked.count(),
+        blocking_hooks: blocked.commands().to_vec(),
+        subagents: turn.launched_agents().map(str::to_string).collect(),
+    }
+}
+
+/// The most characters an excerpt holds.
+const EXCERPT_CHARS: usize = 120;
+
+/// A one-line excerpt of `text` around the first of `matched` found in it
+/// (a pattern `a…b` is looked up by `a`), else its start.
+fn excerpt(text: &str, matched: &[String]) -> String {
+    let lower = text.to_ascii_lowercase();
+    let at = matched
+        .iter()
+        .filter_map(|m| {
+            let head = m.split('…').next().unwrap_or(m);
+            lower.find(&head.to_ascii_lowercase())
+        })
+        .min()
+        .unwrap_or(0);
+    // Start a little before the match, on a character boundary.
+    let start = text[..at]
+        .char_indices()
+        .rev()
+        .nth(30)
+        .map_or(0, |(i, _)| i);
+    let mut out: String = text[start..]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(EXCERPT_CHARS)
+        .collect();
+    if start > 0 {
+        out.insert(0, '…');
+    }
+    out
 }
 
 fn in_range(timestamp: Option<&str>, options: &ScanOptions) -> bool {
@@ -382,54 +406,19 @@ fn in_range(timestamp: Option<&str>, options: &ScanOptions) -> bool {
         && options.until.is_none_or(|u| date <= u)
 }
 
-fn finish(
-    open: &mut Open,
-    turns: &mut Vec<TurnReport>,
-    gates: &Gates,
-    options: &ScanOptions,
-) {
-    let t = std::mem::take(open);
-    if !t.any || !in_range(t.timestamp.as_deref(), options) {
-        return;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_are_one_line_and_bounded() {
+        let text = format!("{}\nWhich one should I go with?", "x ".repeat(100));
+        let e = excerpt(&text, &["which…should i".to_string()]);
+        assert!(e.starts_with('…'), "{e}");
+        assert!(e.contains("Which one should I go with?"), "{e}");
+        assert!(!e.contains('\n'));
+        assert!(e.chars().count() <= EXCERPT_CHARS + 1);
+        assert_eq!(excerpt("Done.", &[]), "Done.");
+        assert_eq!(excerpt("日本語のテキスト", &["テキ".to_string()]), "日本語のテキスト");
     }
-    let changed = last_change(&t.tool_uses).is_some();
-    let facts = Facts {
-        final_text: t.final_text.as_deref().unwrap_or(""),
-        prompt: t.prompt.as_deref(),
-        tool_uses: &t.tool_uses,
-        changed,
-        stop_hook_active: false,
-    };
-    let found = gates.findings(&facts);
-    let audit = match (&found.audit, found.hollow) {
-        (_, Some(rule)) => format!("hollow:{}", rule.as_str()),
-        (Some(AuditStatus::Present(_)), None) => "present".to_string(),
-        (Some(AuditStatus::Escape(_)), None) => "escape".to_string(),
-        _ => "absent".to_string(),
-    };
-    let mut findings = vec![];
-    if changed && audit == "absent" {
-        findings.push(Finding::UnauditedChange);
-    }
-    if found.hollow.is_some() {
-        findings.push(Finding::HollowAudit);
-    }
-    if !found.deferral.is_empty() {
-        findings.push(Finding::Deferral);
-    }
-    if !found.capitulation.is_empty() {
-        findings.push(Finding::Capitulation);
-    }
-    if !found.unverified_claim.is_empty() {
-        findings.push(Finding::UnverifiedClaim);
-    }
-    turns.push(TurnReport {
-        turn: t.index,
-        timestamp: t.timestamp,
-        changed,
-        audit,
-        findings,
-        hooks_ran: t.hooks_ran,
-        hook_blocked: t.hook_blocked,
-    });
 }

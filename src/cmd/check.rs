@@ -1,14 +1,19 @@
-//! `stopgate check FILE`: run the gates offline, as if a Stop happened now.
+//! `stopgate check FILE`: run the gates offline, as the hook would.
 //!
-//! It reads the transcript's current turn and runs the configured gates on
-//! it, with a fresh session (no prompts counted, nothing nagged). It never
-//! touches the state directory, so it is safe to run on any transcript.
+//! It reads the transcript, takes its last turn (or turn `--turn N`, as
+//! `stopgate scan` numbers them), folds in the work of the subagents the
+//! turn launched, and runs the configured gates on facts built the one way
+//! the hook and the scan build them. Sessions with an unattended
+//! entrypoint (`skip_entrypoints`, `sdk-cli` by default) are allowed, as
+//! the hook allows them. It uses a fresh session (no prompts counted,
+//! nothing nagged) and never touches the state directory, so it is safe to
+//! run on any transcript.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stopgate::changes::last_change;
 use stopgate::gates::{Facts, Gates, SessionView, Verdict};
+use stopgate::transcript::{Chain, Turn};
 use stopgate::Transcript;
 
 /// Arguments of `stopgate check`.
@@ -17,8 +22,14 @@ pub struct Args {
     /// The transcript file (JSON Lines).
     file: PathBuf,
 
-    /// Print one JSON object: verdict, gate, rule, message and matched
-    /// (the keywords and patterns that fired).
+    /// Judge turn N (1 for the first prompt's, as `stopgate scan` numbers
+    /// them) instead of the last.
+    #[arg(long, value_name = "N")]
+    turn: Option<usize>,
+
+    /// Print one JSON object: verdict, gate, rule, message, matched (the
+    /// keywords and patterns that fired), turn, kind and the final text's
+    /// line.
     #[arg(long)]
     json: bool,
 
@@ -33,53 +44,56 @@ pub struct Args {
 
 /// Run `stopgate check`.
 pub fn run(args: &Args) -> ExitCode {
-    let config = match super::config::load_strict(args.config.as_deref()) {
-        Ok(c) => c,
+    match run_inner(args) {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("stopgate: {e}");
-            return ExitCode::from(2);
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_inner(args: &Args) -> Result<ExitCode, String> {
+    let config = super::config::load_strict(args.config.as_deref())?;
+    let gates = Gates::new(&config).map_err(|e| e.to_string())?;
+    let transcript =
+        Transcript::read(&args.file).map_err(|e| e.to_string())?;
+    let mut turns = transcript.turns(Chain::Main);
+    let mut turn = match args.turn {
+        None => turns.pop().unwrap_or_default(),
+        Some(n) => {
+            let count = turns.len();
+            turns.into_iter().find(|t| t.index() == n).ok_or_else(|| {
+                format!(
+                    "{}: no turn {n} (the file has turns 1 to {})",
+                    args.file.display(),
+                    count.saturating_sub(1).max(1)
+                )
+            })?
         }
     };
-    let gates = match Gates::new(&config) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("stopgate: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let turn = match Transcript::read_current_turn(&args.file) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("stopgate: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let changed = args.prompt_changed
-        || (config.transcript_changes
-            && last_change(turn.tool_uses()).is_some());
+    turn.resolve_subagents(&args.file);
+    let unattended = transcript
+        .entrypoint()
+        .filter(|e| config.skips_entrypoint(e));
     let facts = Facts {
-        final_text: turn.final_text().unwrap_or(""),
-        prompt: turn.prompt().map(|p| p.text()),
-        tool_uses: turn.tool_uses(),
-        changed,
-        stop_hook_active: false,
+        changed: args.prompt_changed
+            || (config.transcript_changes && turn.changed()),
+        ..Facts::of_turn(&turn)
     };
-    let verdict = gates.evaluate(&facts, &SessionView::default());
+    let verdict = match &unattended {
+        Some(_) => Verdict::Allow,
+        None => gates.evaluate(&facts, &SessionView::default()),
+    };
     let matched = gates.matched(&facts);
     if args.json {
-        let obj = match &verdict {
-            Verdict::Allow => serde_json::json!({
-                "verdict": "allow", "gate": null, "rule": null, "message": null, "matched": matched,
-            }),
-            Verdict::Block(b) => serde_json::json!({
-                "verdict": "block", "gate": b.gate().as_str(), "rule": b.rule(),
-                "message": b.message(), "matched": matched,
-            }),
-        };
-        println!("{obj}");
+        println!("{}", json(&verdict, &turn, unattended.as_deref(), &matched));
     } else {
         match &verdict {
-            Verdict::Allow => println!("allow"),
+            Verdict::Allow => match &unattended {
+                Some(e) => println!("allow (entrypoint {e} is unattended)"),
+                None => println!("allow"),
+            },
             Verdict::Block(b) => println!(
                 "block {} {}\n{}",
                 b.gate().as_str(),
@@ -91,5 +105,25 @@ pub fn run(args: &Args) -> ExitCode {
             println!("matched: {}", matched.join(", "));
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
+}
+
+fn json(
+    verdict: &Verdict,
+    turn: &Turn,
+    unattended: Option<&str>,
+    matched: &[String],
+) -> serde_json::Value {
+    let block = verdict.block();
+    serde_json::json!({
+        "verdict": if block.is_some() { "block" } else { "allow" },
+        "gate": block.map(|b| b.gate().as_str()),
+        "rule": block.map(|b| b.rule()),
+        "message": block.map(|b| b.message()),
+        "matched": matched,
+        "turn": turn.index(),
+        "kind": turn.kind().as_str(),
+        "line": turn.final_text_line(),
+        "unattended": unattended,
+    })
 }

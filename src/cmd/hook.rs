@@ -76,9 +76,10 @@ fn handle(args: &Args) -> Option<Delivery> {
             state.debug_log(line);
         }
     };
-    if event == Event::PostToolUse {
-        // The hot path: no configuration, no transcript.
-        for n in hook::post_tool_use(&input, &state).notes {
+    // The hot path: no configuration, no transcript, unless the tool ran
+    // inside a subagent, whose flag depends on `gate_subagents`.
+    if event == Event::PostToolUse && input.agent_id.is_none() {
+        for n in hook::post_tool_use(&input, &state, false).notes {
             log(&n);
         }
         return None;
@@ -86,6 +87,13 @@ fn handle(args: &Args) -> Option<Delivery> {
     let (config, config_note) = super::config::load(args.config.as_deref());
     if let Some(n) = config_note {
         log(&n);
+    }
+    if event == Event::PostToolUse {
+        let gated = config.gate_subagents;
+        for n in hook::post_tool_use(&input, &state, gated).notes {
+            log(&n);
+        }
+        return None;
     }
     super::signals::exit_after(config.timeout_ms);
     let gates = match Gates::new(&config) {

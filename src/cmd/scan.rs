@@ -111,6 +111,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         chunk_size: args.chunk_size,
         since: args.since,
         until: args.until,
+        skip_entrypoints: config.skip_entrypoints.clone(),
     };
     let started = Instant::now();
     let files_done = AtomicU64::new(0);
@@ -194,7 +195,13 @@ struct Row<'a> {
 
 impl Row<'_> {
     fn findings(&self) -> Vec<&'static str> {
-        self.turn.findings.iter().map(Finding::as_str).collect()
+        self.turn.findings.iter().map(|e| e.finding.as_str()).collect()
+    }
+
+    /// The evidence of the first finding: its rule, what matched, the
+    /// final text's line and an excerpt. (JSONL carries every finding's.)
+    fn first_evidence(&self) -> Option<&archive::Evidence> {
+        self.turn.findings.first()
     }
 }
 
@@ -215,13 +222,24 @@ fn write_jsonl(
             "file": row.report.path.display().to_string(),
             "session_id": row.report.session_id,
             "turn": row.turn.turn,
+            "kind": row.turn.kind.as_str(),
             "timestamp": row.turn.timestamp,
             "entrypoint": row.report.entrypoint,
             "changed": row.turn.changed,
             "audit": row.turn.audit,
             "findings": row.findings(),
+            "evidence": row.turn.findings.iter().map(|e| serde_json::json!({
+                "finding": e.finding.as_str(),
+                "rule": e.rule,
+                "matched": e.matched,
+                "line": e.line,
+                "excerpt": e.excerpt,
+            })).collect::<Vec<_>>(),
+            "subagents": row.turn.subagents,
             "hooks_ran": row.turn.hooks_ran,
             "hook_blocked": row.turn.hook_blocked,
+            "hook_blocks": row.turn.hook_blocks,
+            "blocking_hooks": row.turn.blocking_hooks,
         });
         writeln!(out, "{obj}")?;
     }
@@ -238,26 +256,57 @@ fn write_csv(
         "file",
         "session_id",
         "turn",
+        "kind",
         "timestamp",
         "entrypoint",
         "changed",
         "audit",
         "findings",
+        "rules",
+        "matched",
+        "line",
+        "excerpt",
+        "subagents",
         "hooks_ran",
         "hook_blocked",
+        "hook_blocks",
+        "blocking_hooks",
     ])?;
     for row in rows(reports, all) {
         w.write_record([
             row.report.path.display().to_string(),
             row.report.session_id.clone(),
             row.turn.turn.to_string(),
+            row.turn.kind.as_str().to_string(),
             row.turn.timestamp.clone().unwrap_or_default(),
             row.report.entrypoint.clone().unwrap_or_default(),
             row.turn.changed.to_string(),
             row.turn.audit.clone(),
             row.findings().join(";"),
+            row.turn
+                .findings
+                .iter()
+                .map(|e| e.rule)
+                .collect::<Vec<_>>()
+                .join(";"),
+            row.turn
+                .findings
+                .iter()
+                .map(|e| e.matched.join("|"))
+                .collect::<Vec<_>>()
+                .join(";"),
+            row.first_evidence()
+                .and_then(|e| e.line)
+                .map(|l| l.to_string())
+                .unwrap_or_default(),
+            row.first_evidence()
+                .map(|e| e.excerpt.clone())
+                .unwrap_or_default(),
+            row.turn.subagents.join(";"),
             row.turn.hooks_ran.join(";"),
             row.turn.hook_blocked.to_string(),
+            row.turn.hook_blocks.to_string(),
+            row.turn.blocking_hooks.join(";"),
         ])?;
     }
     w.flush()
@@ -325,7 +374,7 @@ fn write_table(
         "finding", "turns", "per 100 change turns"
     )?;
     for f in Finding::ALL {
-        let n = turns.iter().filter(|t| t.findings.contains(&f)).count();
+        let n = turns.iter().filter(|t| t.has(f)).count();
         let rate = if change_turns > 0 {
             n as f64 * 100.0 / change_turns as f64
         } else {

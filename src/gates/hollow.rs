@@ -15,6 +15,7 @@
 
 use crate::changes::last_change;
 use crate::keywords::KeywordSet;
+use crate::transcript::TurnKind;
 
 use super::patterns::PatternSet;
 use super::Facts;
@@ -143,14 +144,17 @@ pub fn unverified_claim(
     claims: &PatternSet,
     facts: &Facts<'_>,
 ) -> Option<Vec<String>> {
+    // A task notification carries the result it reports: evidence.
+    if facts.kind == TurnKind::Notification {
+        return None;
+    }
     let fired = claims.fired(facts.final_text);
     if fired.is_empty() {
         return None;
     }
     let uses = facts.tool_uses;
     let after_change = last_change(uses).map_or(0, |i| i + 1);
-    let ran_something =
-        uses[after_change..].iter().any(|u| u.name() == "Bash");
+    let ran_something = uses[after_change..].iter().any(|u| u.runs_command());
     (!ran_something).then_some(fired)
 }
 

@@ -26,7 +26,7 @@ mod reverify;
 
 use crate::config::{Config, GateName};
 use crate::error::Error;
-use crate::transcript::ToolCall;
+use crate::transcript::{ToolCall, Turn, TurnKind};
 
 use self::patterns::{LazyKeywords, Pat, PatternSet};
 use self::reverify::ReverifyPatterns;
@@ -35,8 +35,14 @@ pub use self::audit::{AuditMatcher, AuditStatus};
 pub use self::hollow::HollowRule;
 
 /// What the gates judge: one turn, as the hook or a scan sees it.
+///
+/// [`Facts::of_turn`] is the one way to build it from a [`Turn`]; the hook
+/// then replaces what it knows better (the client's final message, the
+/// session's pending changes) with struct update syntax.
 #[derive(Clone, Copy, Debug)]
 pub struct Facts<'a> {
+    /// What started the turn.
+    pub kind: TurnKind,
     /// The final assistant text of the turn; empty when unknown.
     pub final_text: &'a str,
     /// The turn's prompt, when known.
@@ -47,6 +53,22 @@ pub struct Facts<'a> {
     pub changed: bool,
     /// Whether Claude Code is already continuing because of a Stop hook.
     pub stop_hook_active: bool,
+}
+
+impl<'a> Facts<'a> {
+    /// The facts of a turn as its transcript records them: its final text,
+    /// prompt, tool uses, and whether it (or a subagent it launched)
+    /// changed files.
+    pub fn of_turn(turn: &'a Turn) -> Facts<'a> {
+        Facts {
+            kind: turn.kind(),
+            final_text: turn.final_text().unwrap_or(""),
+            prompt: turn.prompt().map(|p| p.text()),
+            tool_uses: turn.tool_uses(),
+            changed: turn.changed(),
+            stop_hook_active: false,
+        }
+    }
 }
 
 /// What the session remembers, as the gates need it.
@@ -123,23 +145,6 @@ impl Verdict {
             Verdict::Block(b) => Some(b),
         }
     }
-}
-
-/// What each gate finds in a turn, whether or not it would block: what
-/// `stopgate scan` reports per turn.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Findings {
-    /// The audit markers, escape hatch or absence.
-    pub audit: Option<AuditStatus>,
-    /// The hollow rule that fires, if a marker is present.
-    pub hollow: Option<HollowRule>,
-    /// Deference patterns, when the ownership gate's conditions hold.
-    pub deferral: Vec<String>,
-    /// Challenge and capitulation patterns, when the reverify gate's
-    /// conditions hold.
-    pub capitulation: Vec<String>,
-    /// Verification claims that nothing run after the last change backs.
-    pub unverified_claim: Vec<String>,
 }
 
 /// The gates, compiled from a configuration.
@@ -259,74 +264,93 @@ impl Gates {
             return Verdict::Allow;
         }
         let nagged = session.nagged.contains(&text_hash(facts.final_text));
-        let audit_applies = facts.changed && self.under_cap(session);
+        let audit_applies = self.under_cap(session);
         let mut audit_status = None;
         for &gate in &self.order {
-            let block =
-                |rule: &'static str, message: &str, matched: Vec<String>| {
-                    Verdict::Block(Block {
-                        gate,
-                        rule,
-                        message: message.to_string(),
-                        matched,
-                    })
-                };
-            let verdict = match gate {
-                GateName::Ownership if !nagged => {
-                    match ownership::check(
-                        &self.deference,
-                        self.min_tool_uses,
-                        facts,
-                    ) {
-                        Some(m) => {
-                            block("deferral", &self.messages.ownership, m)
-                        }
-                        None => Verdict::Allow,
-                    }
-                }
-                GateName::Reverify if !nagged => {
-                    match reverify::check(&self.reverify, facts) {
-                        Some(m) => {
-                            block("capitulation", &self.messages.reverify, m)
-                        }
-                        None => Verdict::Allow,
-                    }
-                }
-                GateName::Audit if audit_applies => {
-                    match audit_status.get_or_insert_with(|| {
-                        self.audit.status(facts.final_text)
-                    }) {
-                        AuditStatus::Absent => {
-                            block("no_marker", &self.messages.audit, vec![])
-                        }
-                        _ => Verdict::Allow,
-                    }
-                }
-                GateName::Hollow if audit_applies => {
-                    let status = audit_status.get_or_insert_with(|| {
-                        self.audit.status(facts.final_text)
-                    });
-                    match self.hollow_rule(status, facts) {
-                        Some((HollowRule::StockPhrase, m)) => block(
-                            "stock_phrase",
-                            &self.messages.stock_phrase,
-                            m,
-                        ),
-                        Some((HollowRule::ClaimWithoutEvidence, m)) => block(
-                            "claim_without_evidence",
-                            &self.messages.claim,
-                            m,
-                        ),
-                        None => Verdict::Allow,
-                    }
-                }
-                _ => Verdict::Allow,
+            let applies = match gate {
+                GateName::Ownership | GateName::Reverify => !nagged,
+                GateName::Audit | GateName::Hollow => audit_applies,
             };
-            if let Verdict::Block(_) = verdict {
-                return verdict;
+            if !applies {
+                continue;
+            }
+            if let Some(block) = self.check(gate, facts, &mut audit_status) {
+                return Verdict::Block(block);
             }
         }
         Verdict::Allow
+    }
+
+    /// Every block each enabled gate would give the turn, in the configured
+    /// order, ignoring the cap and nag-once: what `stopgate scan` reports.
+    /// The hook's verdict on the same facts, under its cap and with
+    /// nothing nagged, is the first of them.
+    pub fn findings(&self, facts: &Facts<'_>) -> Vec<Block> {
+        if facts.final_text.trim().is_empty() {
+            return vec![];
+        }
+        let mut audit_status = None;
+        self.order
+            .iter()
+            .filter_map(|&gate| self.check(gate, facts, &mut audit_status))
+            .collect()
+    }
+
+    /// One gate's block, if it blocks. `audit_status` caches the audit
+    /// matcher's answer, which the audit and hollow gates share.
+    fn check(
+        &self,
+        gate: GateName,
+        facts: &Facts<'_>,
+        audit_status: &mut Option<AuditStatus>,
+    ) -> Option<Block> {
+        let block = |rule: &'static str, message: &str, matched| Block {
+            gate,
+            rule,
+            message: message.to_string(),
+            matched,
+        };
+        match gate {
+            GateName::Ownership => {
+                ownership::check(&self.deference, self.min_tool_uses, facts)
+                    .map(|m| block("deferral", &self.messages.ownership, m))
+            }
+            GateName::Reverify => reverify::check(&self.reverify, facts)
+                .map(|m| block("capitulation", &self.messages.reverify, m)),
+            GateName::Audit if facts.changed => {
+                match audit_status
+                    .get_or_insert_with(|| self.audit.status(facts.final_text))
+                {
+                    AuditStatus::Absent => {
+                        Some(block("no_marker", &self.messages.audit, vec![]))
+                    }
+                    _ => None,
+                }
+            }
+            GateName::Hollow if facts.changed => {
+                let status = audit_status
+                    .get_or_insert_with(|| self.audit.status(facts.final_text));
+                match self.hollow_rule(status, facts)? {
+                    (HollowRule::StockPhrase, m) => Some(block(
+                        "stock_phrase",
+                        &self.messages.stock_phrase,
+                        m,
+                    )),
+                    (HollowRule::ClaimWithoutEvidence, m) => Some(block(
+                        "claim_without_evidence",
+                        &self.messages.claim,
+                        m,
+                    )),
+                }
+            }
+            GateName::Audit | GateName::Hollow => None,
+        }
+    }
+
+    /// The audit matcher's answer for a text: a marker, the escape hatch,
+    /// or neither.
+    pub fn audit_status(&self, text: &str) -> AuditStatus {
+        self.audit.status(text)
     }
 
     /// The hollow rule that fires for a present marker, and what matched.
@@ -346,29 +370,6 @@ impl Gates {
         }
         hollow::unverified_claim(&self.claims, facts)
             .map(|claims| (HollowRule::ClaimWithoutEvidence, claims))
-    }
-
-    /// Everything each gate finds in a turn, ignoring order, cap and
-    /// nag-once: for reports.
-    pub fn findings(&self, facts: &Facts<'_>) -> Findings {
-        if facts.final_text.trim().is_empty() {
-            return Findings::default();
-        }
-        let audit = self.audit.status(facts.final_text);
-        Findings {
-            hollow: self.hollow_rule(&audit, facts).map(|(rule, _)| rule),
-            audit: Some(audit),
-            deferral: ownership::check(
-                &self.deference,
-                self.min_tool_uses,
-                facts,
-            )
-            .unwrap_or_default(),
-            capitulation: reverify::check(&self.reverify, facts)
-                .unwrap_or_default(),
-            unverified_claim: hollow::unverified_claim(&self.claims, facts)
-                .unwrap_or_default(),
-        }
     }
 
     /// The keywords and patterns that fire anywhere in a turn, labelled by

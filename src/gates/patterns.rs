@@ -87,6 +87,11 @@ enum Rule {
 pub struct PatternSet {
     keywords: LazyKeywords,
     rules: Vec<Rule>,
+    /// For each literal (by keyword index), the shorter literals it
+    /// contains and where: a leftmost-first automaton reports only the
+    /// longer one, so "should i go with" would hide the "should i" of
+    /// `Near("which", "should i")`. Each match also stands for these.
+    inner: Vec<Vec<(usize, usize)>>,
 }
 
 fn is_sentence_end(c: char) -> bool {
@@ -129,19 +134,46 @@ impl PatternSet {
         // must win over a shorter one it contains.
         literals.sort_by_key(|l| std::cmp::Reverse(l.len()));
         literals.dedup();
-        Ok(PatternSet { keywords: LazyKeywords::new(literals, dfa)?, rules })
+        let folded: Vec<String> =
+            literals.iter().map(|l| l.to_ascii_lowercase()).collect();
+        let inner = folded
+            .iter()
+            .map(|outer| {
+                folded
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.len() < outer.len())
+                    .flat_map(|(j, l)| {
+                        outer.match_indices(l.as_str()).map(move |(at, _)| (j, at))
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(PatternSet {
+            keywords: LazyKeywords::new(literals, dfa)?,
+            rules,
+            inner,
+        })
     }
 
     /// The labels of the patterns that fire in `text`, in table order.
     pub fn fired(&self, text: &str) -> Vec<String> {
         let keywords = self.keywords.get();
-        let matches: Vec<(usize, usize, &str)> = keywords
-            .find_iter(text)
-            .map(|m| (m.start(), m.end(), keywords.keyword(m)))
-            .collect();
+        let mut matches: Vec<(usize, usize, &str)> = vec![];
+        for m in keywords.find_iter(text) {
+            matches.push((m.start(), m.end(), keywords.keyword(m)));
+            for &(j, at) in &self.inner[m.keyword_index()] {
+                let k = &keywords.keywords()[j];
+                let start = m.start() + at;
+                matches.push((start, start + k.len(), k));
+            }
+        }
         if matches.is_empty() {
             return vec![];
         }
+        // The contained literals overlap their hosts: sort by start (then
+        // end), which the proximity search below relies on.
+        matches.sort_unstable_by_key(|m| (m.0, m.1));
         let eq = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
         self.rules
             .iter()
@@ -153,9 +185,9 @@ impl PatternSet {
                     .iter()
                     .filter(|m| eq(m.2, a))
                     .any(|ma| {
-                        // Matches are sorted and do not overlap: only those
-                        // starting within `gap` after `a` can pair with it,
-                        // so each `a` looks at a few, not at all of them.
+                        // Matches are sorted by start: only those starting
+                        // within `gap` after `a` can pair with it, so each
+                        // `a` looks at a few, not at all of them.
                         let from = matches.partition_point(|m| m.0 < ma.1);
                         matches[from..]
                             .iter()
@@ -198,5 +230,28 @@ mod tests {
             .is_empty());
         assert!(set.fired("I prefer which?").is_empty());
         assert_eq!(set.fired("It's UP TO YOU."), vec!["up to you"]);
+    }
+
+    /// "should i go with" is a literal of its own and contains the
+    /// "should i" of a proximity pattern; leftmost-first reported only the
+    /// longer one, so "Which one should I go with?" fired nothing.
+    #[test]
+    fn a_longer_literal_does_not_hide_a_shorter_one_inside_it() {
+        let set = PatternSet::new(
+            &[
+                Pat::Near("which", "should i", 30),
+                Pat::Near("should i go with", "or", 60),
+            ],
+            &[],
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            set.fired("Which one should I go with?"),
+            vec!["which…should i"]
+        );
+        let en = crate::gates::lang::table("en").unwrap();
+        let full = PatternSet::new(en.deference, &[], false).unwrap();
+        assert!(full.is_match("Which one should I go with?"));
     }
 }

@@ -25,11 +25,13 @@ pub struct HookInput {
     pub tool_name: Option<String>,
     /// PostToolUse: the tool's input.
     pub tool_input: Option<serde_json::Value>,
+    /// PostToolUse: the tool use's id, as the transcript records it.
+    pub tool_use_id: Option<String>,
     /// Stop: whether Claude Code already continues because of a hook.
     pub stop_hook_active: Option<bool>,
     /// Stop: the final assistant message (v2.1.47 and later).
     pub last_assistant_message: Option<String>,
-    /// SubagentStop: the subagent's id.
+    /// SubagentStop, and any event inside a subagent: the subagent's id.
     pub agent_id: Option<String>,
     /// SubagentStop: the subagent's transcript.
     pub agent_transcript_path: Option<String>,

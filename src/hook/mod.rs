@@ -31,10 +31,10 @@
 mod input;
 mod state;
 
-use crate::changes::{self, tool_changes_files};
+use crate::changes::tool_changes_files;
 use crate::config::{Config, GateName};
 use crate::gates::{text_hash, Facts, Gates, SessionView, Verdict};
-use crate::transcript::Transcript;
+use crate::transcript::{Chain, Transcript};
 
 pub use self::input::{safe_id, Event, HookInput, MAX_INPUT};
 pub use self::state::{
@@ -79,28 +79,50 @@ pub struct HookEnv {
     pub entrypoint: Option<String>,
 }
 
-/// PostToolUse: raise the session's change flag if the tool changed files.
-pub fn post_tool_use(input: &HookInput, state: &StateDir) -> Outcome {
-    let Some(key) = input.session_id.as_deref().and_then(safe_id) else {
-        return Outcome::allow("post: no usable session_id");
+/// PostToolUse: raise the change flag if the tool changed files.
+///
+/// The flag belongs to the session, so the main agent's Stop audits the
+/// change, whoever made it. With `gate_subagents`, a tool use inside a
+/// subagent (its input carries `agent_id`) raises the subagent's flag
+/// instead, which its own SubagentStop audits.
+pub fn post_tool_use(
+    input: &HookInput,
+    state: &StateDir,
+    gate_subagents: bool,
+) -> Outcome {
+    let key = match input.agent_id.as_deref().filter(|_| gate_subagents) {
+        Some(agent) => safe_id(agent).map(agent_key),
+        None => input.session_id.as_deref().and_then(safe_id).map(str::to_string),
+    };
+    let Some(key) = key else {
+        return Outcome::allow("post: no usable session_id or agent_id");
     };
     let name = input.tool_name.as_deref().unwrap_or("");
-    let tool_input =
-        input.tool_input.clone().unwrap_or(serde_json::Value::Null);
-    match tool_changes_files(name, &tool_input) {
-        Some(reason) => match state.raise_flag(key) {
-            Ok(()) => Outcome::allow(format!(
-                "post: {name} changes files ({reason:?}): flag raised"
-            )),
-            Err(e) => {
-                Outcome::allow(format!("post: raising flag failed: {e}"))
+    let null = serde_json::Value::Null;
+    let tool_input = input.tool_input.as_ref().unwrap_or(&null);
+    match tool_changes_files(name, tool_input) {
+        Some(reason) => {
+            match state.raise_flag(&key, input.tool_use_id.as_deref()) {
+                Ok(()) => Outcome::allow(format!(
+                    "post: {name} changes files ({reason:?}): flag {key} raised"
+                )),
+                Err(e) => {
+                    Outcome::allow(format!("post: raising flag failed: {e}"))
+                }
             }
-        },
+        }
         None => Outcome::allow(format!("post: {name} changes nothing")),
     }
 }
 
+/// The state key of a subagent.
+fn agent_key(agent: &str) -> String {
+    format!("agent-{agent}")
+}
+
 /// Stop or SubagentStop: run the gates.
+///
+/// See the [module docs](self) for the sequence.
 pub fn stop(
     input: &HookInput,
     event: Event,
@@ -110,48 +132,37 @@ pub fn stop(
     env: &HookEnv,
 ) -> Outcome {
     let mut notes = vec![];
-    let (key, path) = match event {
-        Event::SubagentStop if !config.gate_subagents => {
-            return Outcome::allow(
-                "subagent stop: not gated (gate_subagents = false)",
-            );
-        }
-        Event::SubagentStop => {
-            let Some(agent) = input.agent_id.as_deref().and_then(safe_id)
-            else {
-                return Outcome::allow("subagent stop: no usable agent_id");
-            };
-            (format!("agent-{agent}"), input.agent_transcript_path.as_deref())
-        }
-        _ => {
-            let Some(sid) = input.session_id.as_deref().and_then(safe_id)
-            else {
-                return Outcome::allow("stop: no usable session_id");
-            };
-            (sid.to_string(), input.transcript_path.as_deref())
-        }
+    // 1. Whose Stop, and which transcript.
+    let Some(target) = StopTarget::of(input, event, config) else {
+        return Outcome::allow(match event {
+            Event::SubagentStop if !config.gate_subagents => {
+                "subagent stop: not gated (gate_subagents = false)"
+            }
+            _ => "stop: no usable session_id or agent_id",
+        });
     };
+    let key = target.key.as_str();
 
     // 2. Unattended sessions: nobody reads a block.
-    let entrypoint = env
-        .entrypoint
-        .clone()
-        .filter(|e| !e.is_empty())
-        .or_else(|| Transcript::read_entrypoint(path?).ok().flatten());
-    if let Some(e) = &entrypoint {
-        if config.skip_entrypoints.iter().any(|s| s == e) {
-            state.take_flag(&key);
-            return Outcome::allow(format!(
-                "stop: entrypoint {e} is unattended: flag cleared"
-            ));
-        }
+    if let Some(e) = unattended(env, target.path, config) {
+        let consumed = state.lock(key).and_then(|l| l.consume([]));
+        return Outcome::allow(format!(
+            "stop: entrypoint {e} is unattended: changes consumed ({consumed:?})"
+        ));
     }
 
-    // 3. The current turn, from the transcript's tail.
-    let turn = path
-        .and_then(|p| Transcript::read_current_turn(p).ok())
+    // 3. The turn, from the transcript's tail; with subagents' work folded
+    // in, unless they are gated on their own.
+    let mut turn = target
+        .path
+        .and_then(|p| Transcript::read_current_turn(p, target.chain).ok())
         .unwrap_or_default();
-    let lock = match state.lock(&key) {
+    if let (Chain::Main, false, Some(p)) =
+        (target.chain, config.gate_subagents, target.path)
+    {
+        turn.resolve_subagents(std::path::Path::new(p));
+    }
+    let lock = match state.lock(key) {
         Ok(lock) => lock,
         Err(e) => {
             return Outcome::allow(format!(
@@ -160,18 +171,18 @@ pub fn stop(
         }
     };
 
-    // 4. Under the lock: did files change, and what does the session
-    // remember?
-    let flag = state.flag_present(&key);
-    let last_change = changes::last_change(turn.tool_uses())
-        .map(|i| turn.tool_uses()[i].id().unwrap_or("").to_string());
-    let transcript_change = config.transcript_changes
-        && last_change
-            .as_ref()
-            .is_some_and(|id| lock.seen_change().as_ref() != Some(id));
-    let changed = flag || transcript_change;
+    // 4. Under the lock: pending changes, and the turn's changes that no
+    // earlier Stop consumed.
+    let pending = lock.pending();
+    let seen = lock.seen();
+    let unseen: Vec<&str> = turn
+        .change_keys()
+        .filter(|k| !seen.iter().any(|s| s == k))
+        .collect();
+    let transcript_change = config.transcript_changes && !unseen.is_empty();
+    let changed = pending.is_some() || transcript_change;
     notes.push(format!(
-        "stop: flag={flag} transcript_change={transcript_change}"
+        "stop: pending={pending:?} unseen={unseen:?} changed={changed}"
     ));
 
     // 5. The gates, on the final text: the client's, else the turn's.
@@ -183,26 +194,20 @@ pub fn stop(
         .unwrap_or("");
     let facts = Facts {
         final_text,
-        prompt: turn.prompt().map(|p| p.text()),
-        tool_uses: turn.tool_uses(),
         changed,
         stop_hook_active: input.stop_hook_active.unwrap_or(false),
+        ..Facts::of_turn(&turn)
     };
     let nagged = lock.nag_hashes();
     let session = SessionView { prompted: lock.prompted(), nagged: &nagged };
     let verdict = gates.evaluate(&facts, &session);
 
-    // 6. The change is consumed unless an earlier gate blocked first: then
-    // it stays for the next Stop, so it is still audited.
-    let earlier_gate_blocked = verdict.block().is_some_and(|b| !b.is_audit());
-    if changed && !earlier_gate_blocked {
-        state.take_flag(&key);
-        if let Some(id) = &last_change {
-            if let Err(e) = lock.set_seen_change(id) {
-                notes.push(format!(
-                    "stop: recording the consumed change failed: {e}"
-                ));
-            }
+    // 6. A change is consumed only when the Stop is allowed: the audit and
+    // hollow gates passed (or the cap was reached). A block leaves it
+    // pending, so the reply to the block is judged at the next Stop.
+    if changed && verdict.block().is_none() {
+        if let Err(e) = lock.consume(unseen.iter().copied()) {
+            notes.push(format!("stop: consuming the change failed: {e}"));
         }
         if !gates.under_cap(&session) {
             notes.push(format!(
@@ -237,4 +242,49 @@ pub fn stop(
     state.cleanup();
     notes.push(format!("stop: {decision:?}"));
     Outcome { decision, notes }
+}
+
+/// Whose Stop it is: the state key, the transcript, and the chain to
+/// follow in it.
+struct StopTarget<'a> {
+    key: String,
+    path: Option<&'a str>,
+    chain: Chain,
+}
+
+impl<'a> StopTarget<'a> {
+    fn of(
+        input: &'a HookInput,
+        event: Event,
+        config: &Config,
+    ) -> Option<StopTarget<'a>> {
+        match event {
+            Event::SubagentStop if !config.gate_subagents => None,
+            Event::SubagentStop => Some(StopTarget {
+                key: agent_key(input.agent_id.as_deref().and_then(safe_id)?),
+                path: input.agent_transcript_path.as_deref(),
+                chain: Chain::Subagent,
+            }),
+            _ => Some(StopTarget {
+                key: input.session_id.as_deref().and_then(safe_id)?.to_string(),
+                path: input.transcript_path.as_deref(),
+                chain: Chain::Main,
+            }),
+        }
+    }
+}
+
+/// The entrypoint, when it is one of `skip_entrypoints`: from
+/// `CLAUDE_CODE_ENTRYPOINT`, else from the transcript's head.
+fn unattended(
+    env: &HookEnv,
+    path: Option<&str>,
+    config: &Config,
+) -> Option<String> {
+    let entrypoint = env
+        .entrypoint
+        .clone()
+        .filter(|e| !e.is_empty())
+        .or_else(|| Transcript::read_entrypoint(path?).ok().flatten())?;
+    config.skips_entrypoint(&entrypoint).then_some(entrypoint)
 }

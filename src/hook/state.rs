@@ -3,12 +3,15 @@
 //! Hooks of one event run in parallel, and a Stop can race a PostToolUse,
 //! so every update here is safe under concurrency:
 //!
-//! * a flag is created with `O_EXCL` (`create_new`): raising it twice is
-//!   harmless, and deleting it is one `unlink`;
-//! * everything a Stop reads and writes (the counter, the last change it
-//!   consumed, the nag hashes) is accessed under an exclusive `flock` on
-//!   the session's lock file, held by [`SessionLock`], and rewritten by
-//!   rename, so no update is lost and none is torn.
+//! * the change flag is a file of pending changes, one `tool_use_id` a
+//!   line, appended with `O_APPEND` (one short `write`, so parallel
+//!   appends never interleave): raising it twice is harmless;
+//! * everything a Stop reads and writes (the pending changes, the counter,
+//!   the changes already audited, the nag hashes) is accessed under an
+//!   exclusive `flock` on the session's lock file, held by
+//!   [`SessionLock`], and rewritten by rename, so no update is lost and
+//!   none is torn. A Stop takes the flag by renaming it away first, so a
+//!   change that a PostToolUse appends meanwhile lands in a new flag.
 //!
 //! The directory is created with mode 0700. A directory that is a symlink
 //! or that another user owns is refused: someone else could then plant or
@@ -26,6 +29,11 @@ use std::time::{Duration, SystemTime};
 
 /// Entries older than this are removed by [`StateDir::cleanup`].
 pub const MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// How many audited change keys a session remembers. A turn's changes are
+/// compared with them, so this bounds a turn's changes that can be told
+/// apart from new ones; far more than any real turn makes.
+pub const MAX_SEEN: usize = 4096;
 
 /// At most this many directory entries are examined per cleanup, so that
 /// cleanup never costs more than a few microseconds per hook run.
@@ -84,17 +92,18 @@ impl StateDir {
         self.root.join(format!("{key}.{ext}"))
     }
 
-    /// Raise the change flag of session `key`.
-    pub fn raise_flag(&self, key: &str) -> io::Result<()> {
-        let res = OpenOptions::new()
-            .write(true)
-            .create_new(true)
+    /// Raise the change flag of session `key`, recording the change's
+    /// `tool_use_id` when the client sent one.
+    pub fn raise_flag(&self, key: &str, tool_use_id: Option<&str>) -> io::Result<()> {
+        let mut f = OpenOptions::new()
+            .append(true)
+            .create(true)
             .mode(0o600)
-            .open(self.file(key, "flag"));
-        match res {
-            Ok(_) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-            Err(e) => Err(e),
+            .open(self.file(key, "flag"))?;
+        // Ids are written only when they cannot break the line format.
+        match tool_use_id.and_then(super::safe_id) {
+            Some(id) => f.write_all(format!("{id}\n").as_bytes()),
+            None => Ok(()),
         }
     }
 
@@ -213,16 +222,59 @@ impl SessionLock {
         Ok(n)
     }
 
-    /// The id of the last file-changing tool use already audited.
-    pub fn seen_change(&self) -> Option<String> {
-        self.read("seen")
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
+    /// The pending changes: `None` when the flag is down, else the
+    /// `tool_use_id`s PostToolUse recorded (possibly none).
+    pub fn pending(&self) -> Option<Vec<String>> {
+        let text = self.read("flag")?;
+        Some(text.lines().filter(|l| !l.is_empty()).map(str::to_string).collect())
     }
 
-    /// Record the last file-changing tool use as audited.
-    pub fn set_seen_change(&self, id: &str) -> io::Result<()> {
-        self.write("seen", id)
+    /// Consume the pending changes: record their ids and `more` (the
+    /// turn's change keys) as audited, and lower the flag.
+    ///
+    /// The flag is renamed away before it is read, so a change appended
+    /// by a concurrent PostToolUse after that lands in a new flag and
+    /// stays pending.
+    pub fn consume<'k>(
+        &self,
+        more: impl IntoIterator<Item = &'k str>,
+    ) -> io::Result<()> {
+        let flag = self.dir.file(&self.key, "flag");
+        let taken = self.dir.file(&self.key, "flag.taken");
+        let mut ids: Vec<String> = match fs::rename(&flag, &taken) {
+            Ok(()) => {
+                let mut s = String::new();
+                File::open(&taken)?.read_to_string(&mut s)?;
+                s.lines().filter(|l| !l.is_empty()).map(str::to_string).collect()
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => vec![],
+            Err(e) => return Err(e),
+        };
+        ids.extend(more.into_iter().map(str::to_string));
+        let mut seen = self.seen();
+        for id in ids {
+            if !seen.contains(&id) {
+                seen.push(id);
+            }
+        }
+        let keep = seen.len().saturating_sub(MAX_SEEN);
+        let mut text = seen[keep..].join("\n");
+        text.push('\n');
+        self.write("seen", &text)?;
+        let _ = fs::remove_file(&taken);
+        Ok(())
+    }
+
+    /// The keys of the changes already audited (or passed at the cap), the
+    /// most recent [`MAX_SEEN`].
+    pub fn seen(&self) -> Vec<String> {
+        self.read("seen")
+            .unwrap_or_default()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect()
     }
 
     /// The text hashes of the nags already sent.
@@ -278,12 +330,23 @@ mod tests {
         let dir = StateDir::open(&root).unwrap();
         assert_eq!(fs::metadata(&root).unwrap().mode() & 0o777, 0o700);
         assert!(!dir.flag_present("s"));
-        dir.raise_flag("s").unwrap();
-        dir.raise_flag("s").unwrap();
+        dir.raise_flag("s", None).unwrap();
+        dir.raise_flag("s", None).unwrap();
         assert!(dir.flag_present("s"));
         assert!(dir.take_flag("s"));
         assert!(!dir.take_flag("s"));
         let lock = dir.lock("s").unwrap();
+        assert_eq!(lock.pending(), None);
+        dir.raise_flag("s", Some("toolu_1")).unwrap();
+        dir.raise_flag("s", Some("../bad\nid")).unwrap();
+        dir.raise_flag("s", Some("toolu_2")).unwrap();
+        assert_eq!(
+            lock.pending(),
+            Some(vec!["toolu_1".to_string(), "toolu_2".to_string()])
+        );
+        lock.consume(["noid:7:0", "toolu_1"]).unwrap();
+        assert_eq!(lock.pending(), None);
+        assert_eq!(lock.seen(), vec!["toolu_1", "toolu_2", "noid:7:0"]);
         assert_eq!(lock.prompted(), 0);
         assert_eq!(lock.increment_prompted().unwrap(), 1);
         assert_eq!(lock.increment_prompted().unwrap(), 2);
@@ -291,16 +354,14 @@ mod tests {
         lock.record_nag(7).unwrap();
         lock.record_nag(u64::MAX).unwrap();
         assert_eq!(lock.nag_hashes(), vec![7, u64::MAX]);
-        lock.set_seen_change("toolu_1").unwrap();
-        assert_eq!(lock.seen_change().as_deref(), Some("toolu_1"));
     }
 
     #[test]
     fn cleanup_removes_old_entries_only() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = StateDir::open(&tmp.path().join("s")).unwrap();
-        dir.raise_flag("old").unwrap();
-        dir.raise_flag("new").unwrap();
+        dir.raise_flag("old", None).unwrap();
+        dir.raise_flag("new", None).unwrap();
         let eight_days = Duration::from_secs(8 * 24 * 3600);
         let old = File::options()
             .write(true)

@@ -18,8 +18,6 @@ mod sniff;
 mod source;
 mod turn;
 
-pub(crate) use self::query::last_text_any_chain;
-pub(crate) use self::turn::{is_prompt_shaped, prompt_text};
 
 pub use self::lines::{Line, Lines, RevLines};
 pub use self::query::{
@@ -27,9 +25,12 @@ pub use self::query::{
     ENTRYPOINT_MAX_LINE,
 };
 pub use self::record::{
-    Block, Content, Message, ParseError, Record, RecordParser, RecordType,
-    ToolResult, ToolUse,
+    Attachment, Block, Content, Message, ParseError, Record, RecordParser,
+    RecordType, StopHookSummary, ToolResult, ToolUse,
 };
 pub use self::sniff::{quick_type, top_level_type, Sniff};
 pub use self::source::Transcript;
-pub use self::turn::{is_real_prompt, Prompt, ToolCall, Turn, TURN_MAX_BYTES};
+pub use self::turn::{
+    is_real_prompt, worth_parsing, Chain, LinePos, Prompt, StopBlocks,
+    ToolCall, Turn, TurnBuilder, TurnKind, STOP_FEEDBACK, TURN_MAX_BYTES,
+};

@@ -188,6 +188,33 @@ pub struct Record<'a> {
     message: Option<Message<'a>>,
     hook_commands: Vec<&'a str>,
     prevented_continuation: bool,
+    hook_errors: usize,
+    launched_agent: Option<&'a str>,
+    attachment: Option<Attachment<'a>>,
+}
+
+/// The `attachment` object of an `attachment` record.
+///
+/// Claude Code writes one for each thing it attaches to the conversation:
+/// agent and skill listings, task reminders, and, when a hook blocked with
+/// JSON output, a `hook_blocking_error`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Attachment<'a> {
+    kind: Option<&'a str>,
+    blocking_command: Option<&'a str>,
+}
+
+impl<'a> Attachment<'a> {
+    /// The attachment's `type`, such as `hook_blocking_error`.
+    pub fn kind(&self) -> Option<&'a str> {
+        self.kind
+    }
+
+    /// For a `hook_blocking_error`: the command of the hook that blocked
+    /// (`blockingError.command`).
+    pub fn blocking_command(&self) -> Option<&'a str> {
+        self.blocking_command
+    }
 }
 
 /// What a `system` record of subtype `stop_hook_summary` says about the
@@ -196,8 +223,11 @@ pub struct Record<'a> {
 pub struct StopHookSummary<'a> {
     /// The commands of the hooks that ran (`hookInfos[].command`).
     pub commands: Vec<&'a str>,
-    /// Whether a hook blocked the stop (`preventedContinuation`).
+    /// `preventedContinuation`: whether a hook returned `continue: false`.
+    /// A block does not set it.
     pub prevented_continuation: bool,
+    /// How many entries `hookErrors` lists: a blocking hook is one.
+    pub errors: usize,
 }
 
 impl<'a> Record<'a> {
@@ -264,7 +294,20 @@ impl<'a> Record<'a> {
         .then(|| StopHookSummary {
             commands: self.hook_commands.clone(),
             prevented_continuation: self.prevented_continuation,
+            errors: self.hook_errors,
         })
+    }
+
+    /// The subagent a Task or Agent tool result names: its
+    /// `toolUseResult.agentId`, which names the subagent's transcript
+    /// (`<session>/subagents/agent-<id>.jsonl`).
+    pub fn launched_agent(&self) -> Option<&'a str> {
+        self.launched_agent
+    }
+
+    /// The `attachment` of an `attachment` record.
+    pub fn attachment(&self) -> Option<Attachment<'a>> {
+        self.attachment
     }
 
     /// The `message.content`, or [`Content::Absent`].
@@ -538,7 +581,14 @@ keys!(RecordKey {
     Message = "message",
     HookInfos = "hookInfos",
     PreventedContinuation = "preventedContinuation",
+    HookErrors = "hookErrors",
+    ToolUseResult = "toolUseResult",
+    Attachment = "attachment",
 });
+
+keys!(AgentResultKey { AgentId = "agentId" });
+
+keys!(AttachmentKey { Type = "type", BlockingError = "blockingError" });
 
 keys!(HookInfoKey { Command = "command" });
 
@@ -605,6 +655,18 @@ impl<'de> Deserialize<'de> for Record<'de> {
                         RecordKey::PreventedContinuation => {
                             r.prevented_continuation =
                                 map.next_value::<Flag>()?.0
+                        }
+                        RecordKey::HookErrors => {
+                            r.hook_errors = map.next_value::<Count>()?.0
+                        }
+                        RecordKey::ToolUseResult => {
+                            r.launched_agent = map
+                                .next_value::<StrIn<AgentResultKey>>()?
+                                .0
+                        }
+                        RecordKey::Attachment => {
+                            r.attachment =
+                                map.next_value::<MaybeAttachment>()?.0
                         }
                         RecordKey::Other => {
                             map.next_value::<IgnoredAny>()?;
@@ -681,7 +743,124 @@ impl<'de> Deserialize<'de> for HookCommands<'de> {
     }
 }
 
-/// A `message` field: an object, or `None` for any other value.
+/// The length of an array; 0 for a value of any other kind.
+struct Count(usize);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Count, A::Error> {
+                let mut n = 0;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                Ok(Count(n))
+            }
+            lenient_rest!(Count(0); bool, num, unit, str, map);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A key set with one string field of interest, for [`StrIn`].
+trait OneKey {
+    /// Whether this key is the field.
+    fn is_wanted(&self) -> bool;
+}
+
+impl OneKey for AgentResultKey {
+    fn is_wanted(&self) -> bool {
+        matches!(self, AgentResultKey::AgentId)
+    }
+}
+
+impl OneKey for BlockingErrorKey {
+    fn is_wanted(&self) -> bool {
+        matches!(self, BlockingErrorKey::Command)
+    }
+}
+
+keys!(BlockingErrorKey { Command = "command" });
+
+/// One string field of an object (the key `K` picks it), or `None` for a
+/// value of any other kind.
+struct StrIn<'a, K>(Option<&'a str>, std::marker::PhantomData<K>);
+
+impl<'de, K: Deserialize<'de> + OneKey> Deserialize<'de> for StrIn<'de, K> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<K>(std::marker::PhantomData<K>);
+        impl<'de, K: Deserialize<'de> + OneKey> Visitor<'de> for V<K> {
+            type Value = StrIn<'de, K>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut found = None;
+                while let Some(key) = map.next_key::<K>()? {
+                    if key.is_wanted() {
+                        found = map.next_value::<Str>()?.0;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(StrIn(found, std::marker::PhantomData))
+            }
+            lenient_rest!(StrIn(None, std::marker::PhantomData); bool, num, unit, str, seq);
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// An `attachment` field: an object, or `None` for any other value.
+struct MaybeAttachment<'a>(Option<Attachment<'a>>);
+
+impl<'de> Deserialize<'de> for MaybeAttachment<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MaybeAttachment<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut a = Attachment::default();
+                while let Some(key) = map.next_key::<AttachmentKey>()? {
+                    match key {
+                        AttachmentKey::Type => {
+                            a.kind = map.next_value::<Str>()?.0
+                        }
+                        AttachmentKey::BlockingError => {
+                            a.blocking_command = map
+                                .next_value::<StrIn<BlockingErrorKey>>()?
+                                .0
+                        }
+                        AttachmentKey::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(MaybeAttachment(Some(a)))
+            }
+            lenient_rest!(MaybeAttachment(None); bool, num, unit, str, seq);
+        }
+        d.deserialize_any(V)
+    }
+}
+
 struct MaybeMessage<'a>(Option<Message<'a>>);
 
 impl<'de> Deserialize<'de> for MaybeMessage<'de> {

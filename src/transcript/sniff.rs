@@ -142,7 +142,9 @@ fn fast_path(b: &[u8], body: usize) -> Option<Sniff<'_>> {
         std::sync::OnceLock::new();
     let key = KEY.get_or_init(|| memchr::memmem::Finder::new(b"\"type\":\""));
     let window = &b[..b.len().min(4096)];
-    let at = key.find(&window[body..])? + body;
+    // A line whose body starts past the window (leading whitespace) is
+    // left to the exact walk.
+    let at = key.find(window.get(body..)?)? + body;
     if memchr2(b'{', b'[', &b[body..at]).is_some() {
         return None;
     }
@@ -240,5 +242,15 @@ mod tests {
         assert_eq!(top_level_type(lines[2]), Sniff::Type(b"assistant"));
         assert_eq!(top_level_type(lines[4]), Sniff::Unsure);
         assert_eq!(top_level_type(lines[10]), Sniff::Unsure);
+    }
+
+    /// A valid line behind 5,000 spaces once made the fast path slice past
+    /// its 4 KiB window and panic, which killed a whole archive scan.
+    #[test]
+    fn leading_whitespace_past_the_window() {
+        let mut line = vec![b' '; 5000];
+        line.extend_from_slice(br#"{"type":"user","message":{}}"#);
+        assert_eq!(top_level_type(&line), Sniff::Type(b"user"));
+        assert_eq!(quick_type(&line), None);
     }
 }

@@ -1,17 +1,59 @@
-//! The current turn: from the last real user prompt to the end.
+//! The turn: one model of what the agent did between two prompts.
 //!
 //! The gates judge what the agent did *since the human last spoke*: the
-//! prompt, the tools it used, and what it said at the end. Finding that
-//! means walking back from the end of the transcript to the last line that
-//! a human typed, which is not simply the last `user` line: tool results,
-//! meta lines, compact summaries and command-output wrappers are all
-//! `user` lines too.
+//! prompt, the tools it used, and what it said at the end. The hook and
+//! `stopgate check` need the last turn of a transcript; the archive scan
+//! needs every turn. If each built "the turn" its own way, the copies would
+//! drift, and the same turn would get different verdicts. So there is one
+//! accumulator, [`TurnBuilder`], fed records in file order:
+//!
+//! * the scan feeds it a whole file, and it hands back each turn as the
+//!   next one starts;
+//! * the hook and `check` walk back from the end to the last line that
+//!   starts a turn (cheaply: only user and system lines can), then feed the
+//!   builder forward from there ([`Transcript::current_turn`]).
+//!
+//! # What starts and ends a turn
+//!
+//! A turn starts at a prompt: a `user` line a human typed (not `isMeta`,
+//! not a compact summary, no `tool_result`, not a command-output wrapper
+//! such as `<local-command-stdout>`), or a `system` record of subtype
+//! `local_command`. Its [`TurnKind`] says what kind of prompt:
+//!
+//! * a `<task-notification>` prompt tells the agent that a background task
+//!   finished; no human typed it, and its content is the evidence for what
+//!   the agent then reports;
+//! * a local command (`/exit`, `/clear`, a `!` shell escape recorded as
+//!   `<bash-input>`) runs no agent work;
+//! * a turn in which the user interrupted the agent
+//!   (`[Request interrupted by user…]`) ended without a Stop the agent
+//!   chose.
+//!
+//! Only turns of the first two kinds end in a Stop, so only they get
+//! findings ([`TurnKind::ends_in_stop`]).
+//!
+//! # Chains and subagents
+//!
+//! A builder follows one [`Chain`]. On the main chain, `isSidechain` lines
+//! (subagents, kept inline by older clients) never start a turn or give its
+//! final text, but the files they change count as the turn's changes: a
+//! subagent's work belongs to the turn that launched it. Newer clients keep
+//! a subagent in `<session>/subagents/agent-<id>.jsonl`, named by the
+//! `agentId` of the Task or Agent tool's result; [`Turn::resolve_subagents`]
+//! reads those files. Inside a subagent's own file every line is a
+//! sidechain line, and [`Chain::Subagent`] follows them all.
 
 use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
 
-use super::query::{is_blank, last_text_of, might_be_chat, walk_rev};
+use memchr::memmem;
+
+use super::lines::{Lines, RevLines};
+use super::query::is_blank;
 use super::record::{Block, Content, Record, RecordParser, RecordType};
+use super::sniff::quick_type;
 use super::source::Transcript;
+use crate::changes::{tool_changes_files, ChangeReason};
 
 /// Prefixes of user lines that wrap command output rather than a prompt.
 const OUTPUT_WRAPPERS: &[&str] = &[
@@ -22,37 +64,243 @@ const OUTPUT_WRAPPERS: &[&str] = &[
     "Caveat: ",
 ];
 
-/// What the agent did since the last real user prompt.
+/// The text Claude Code writes as a user line when the user interrupts.
+const INTERRUPT: &str = "[Request interrupted by user";
+
+/// The start of the user line that carries a Stop hook's block back to the
+/// model.
+pub const STOP_FEEDBACK: &str = "Stop hook feedback:";
+
+/// Which lines a turn follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chain {
+    /// The main agent's: sidechain lines are a subagent's work, which
+    /// counts towards the turn's changes but nothing else.
+    Main,
+    /// A subagent file's own chain, where every line is a sidechain line.
+    Subagent,
+}
+
+/// What started a turn, and how it ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TurnKind {
+    /// A prompt a human typed (or a slash command that expands to one).
+    #[default]
+    Prompt,
+    /// A `<task-notification>` prompt: a background task finished.
+    Notification,
+    /// The user interrupted the agent: no Stop fired.
+    Interrupted,
+    /// A local command (`/exit`, `/clear`, `<bash-input>`): no agent work.
+    LocalCommand,
+}
+
+impl TurnKind {
+    /// The kind's name in reports: `prompt`, `notification`,
+    /// `interrupted` or `local_command`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TurnKind::Prompt => "prompt",
+            TurnKind::Notification => "notification",
+            TurnKind::Interrupted => "interrupted",
+            TurnKind::LocalCommand => "local_command",
+        }
+    }
+
+    /// Whether a turn of this kind ends in a Stop the agent chose, so that
+    /// findings apply to it.
+    pub fn ends_in_stop(&self) -> bool {
+        matches!(self, TurnKind::Prompt | TurnKind::Notification)
+    }
+}
+
+/// What the agent did in one turn.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Turn {
+    index: usize,
+    kind: TurnKind,
     prompt: Option<Prompt>,
+    timestamp: Option<String>,
     tool_uses: Vec<ToolCall>,
-    final_text: Option<String>,
+    subagent_changes: Vec<ToolCall>,
+    launches: Vec<Launch>,
+    final_text: Option<TextAt>,
+    stop_blocks: StopBlocks,
+    hooks_ran: Vec<String>,
+    any_assistant: bool,
     skipped_corrupt: usize,
 }
 
 impl Turn {
+    /// The turn's number in its file: 1 for the turn of the first prompt,
+    /// 0 for what comes before any prompt. A turn read from a tail window
+    /// that does not reach the file's start has number 0.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// What started the turn, and whether the user interrupted it.
+    pub fn kind(&self) -> TurnKind {
+        self.kind
+    }
+
     /// The prompt that opened the turn, or `None` if the transcript (or
-    /// the window) holds no real prompt; the turn then runs from the start
-    /// of what was read.
+    /// the window) holds no prompt; the turn then runs from the start of
+    /// what was read.
     pub fn prompt(&self) -> Option<&Prompt> {
         self.prompt.as_ref()
     }
 
-    /// The main chain's tool uses since the prompt, in order.
+    /// The prompt's timestamp, else the turn's first.
+    pub fn timestamp(&self) -> Option<&str> {
+        self.timestamp.as_deref()
+    }
+
+    /// The chain's tool uses in the turn, in order.
     pub fn tool_uses(&self) -> &[ToolCall] {
         &self.tool_uses
     }
 
-    /// The last non-blank assistant text since the prompt.
-    pub fn final_text(&self) -> Option<&str> {
-        self.final_text.as_deref()
+    /// The file-changing tool uses of the subagents the turn launched:
+    /// sidechain lines in the main file, and resolved subagent files.
+    pub fn subagent_changes(&self) -> &[ToolCall] {
+        &self.subagent_changes
     }
 
-    /// How many corrupt lines the walk passed over.
+    /// Whether any tool use of the turn, its subagents' included, changed
+    /// files.
+    pub fn changed(&self) -> bool {
+        self.change_keys().next().is_some()
+    }
+
+    /// The stable keys ([`ToolCall::key`]) of the turn's file changes, the
+    /// subagents' included: what the hook records as audited.
+    pub fn change_keys(&self) -> impl Iterator<Item = &str> {
+        self.tool_uses
+            .iter()
+            .filter(|u| {
+                u.change().is_some_and(|c| c != ChangeReason::Subagent)
+            })
+            .chain(self.subagent_changes.iter())
+            .map(ToolCall::key)
+    }
+
+    /// The subagents the turn launched, by `agentId`.
+    pub fn launched_agents(&self) -> impl Iterator<Item = &str> {
+        self.launches.iter().map(|l| l.agent_id.as_str())
+    }
+
+    /// The last non-blank assistant text of the turn.
+    pub fn final_text(&self) -> Option<&str> {
+        self.final_text.as_ref().map(|t| t.text.as_str())
+    }
+
+    /// Where the final text is: its line's file offset.
+    pub fn final_text_offset(&self) -> Option<u64> {
+        self.final_text.as_ref().map(|t| t.offset)
+    }
+
+    /// The 1-based line number of the final text, when the reader counted
+    /// lines from the file's start.
+    pub fn final_text_line(&self) -> Option<u64> {
+        self.final_text.as_ref().and_then(|t| t.line)
+    }
+
+    /// The Stop hook blocks the transcript records in this turn.
+    pub fn stop_blocks(&self) -> &StopBlocks {
+        &self.stop_blocks
+    }
+
+    /// The commands of the Stop hooks that ran (from `stop_hook_summary`
+    /// records, which only interactive sessions write).
+    pub fn hooks_ran(&self) -> &[String] {
+        &self.hooks_ran
+    }
+
+    /// How many corrupt lines the reader passed over.
     pub fn skipped_corrupt(&self) -> usize {
         self.skipped_corrupt
     }
+
+    /// Read the files of the subagents this turn launched, and count their
+    /// file changes as the turn's.
+    ///
+    /// `transcript` is the main transcript's path; a subagent's file is
+    /// `<dir>/<session>/subagents/agent-<id>.jsonl` (or, for clients of
+    /// late 2025, `<dir>/agent-<id>.jsonl`). A missing or unreadable file
+    /// adds nothing. The Task or Agent tool use that launched a subagent
+    /// which changed files is marked [`ChangeReason::Subagent`].
+    pub fn resolve_subagents(&mut self, transcript: &Path) {
+        for launch in std::mem::take(&mut self.launches) {
+            let changes = subagent_file(transcript, &launch.agent_id)
+                .and_then(|p| read_subagent_changes(&p));
+            if let Some(changes) = changes.filter(|c| !c.is_empty()) {
+                if let Some(u) = self.tool_uses.iter_mut().find(|u| {
+                    u.id.is_some() && u.id == launch.tool_use_id
+                }) {
+                    u.change = Some(ChangeReason::Subagent);
+                }
+                self.subagent_changes.extend(changes);
+            }
+            self.launches.push(launch);
+        }
+    }
+}
+
+/// The Stop hook blocks recorded in a turn.
+///
+/// A block leaves a `user` record with `isMeta: true` whose text starts
+/// `Stop hook feedback:`, in headless and interactive sessions alike; with
+/// JSON output also an `attachment` of type `hook_blocking_error`, and in
+/// interactive sessions a `stop_hook_summary` with `hookErrors`. Any of
+/// them counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StopBlocks {
+    feedback: usize,
+    other_traces: usize,
+    commands: Vec<String>,
+}
+
+impl StopBlocks {
+    /// How many times a Stop hook blocked in the turn (at least one if any
+    /// trace of a block is there).
+    pub fn count(&self) -> usize {
+        self.feedback.max(usize::from(self.other_traces > 0))
+    }
+
+    /// Whether a Stop hook blocked in the turn.
+    pub fn any(&self) -> bool {
+        self.count() > 0
+    }
+
+    /// The commands of the hooks that blocked, where the transcript names
+    /// them, in order of first appearance.
+    pub fn commands(&self) -> &[String] {
+        &self.commands
+    }
+
+    fn name(&mut self, command: &str) {
+        if !command.is_empty() && !self.commands.iter().any(|c| c == command)
+        {
+            self.commands.push(command.to_string());
+        }
+    }
+}
+
+/// A subagent launch: the Task or Agent tool use and the `agentId` its
+/// result names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Launch {
+    tool_use_id: Option<String>,
+    agent_id: String,
+}
+
+/// A text and where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct TextAt {
+    text: String,
+    offset: u64,
+    line: Option<u64>,
 }
 
 /// The user prompt that opens a turn.
@@ -60,6 +308,7 @@ impl Turn {
 pub struct Prompt {
     text: String,
     offset: u64,
+    line: Option<u64>,
     timestamp: Option<String>,
 }
 
@@ -75,28 +324,59 @@ impl Prompt {
         self.offset
     }
 
+    /// The prompt's 1-based line number, when known.
+    pub fn line(&self) -> Option<u64> {
+        self.line
+    }
+
     /// The prompt's `timestamp`, as written.
     pub fn timestamp(&self) -> Option<&str> {
         self.timestamp.as_deref()
     }
 }
 
-/// One tool use of the turn: an owned copy of a `tool_use` block.
-#[derive(Clone, Debug, PartialEq)]
+/// One tool use of a turn: what the gates need of a `tool_use` block.
+///
+/// Only the name, the id, the shell command (for tools that run one) and
+/// whether and why the tool use changes files are kept: a `Write`'s
+/// content would make memory grow with the turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolCall {
     id: Option<String>,
+    key: String,
     name: String,
-    input: serde_json::Value,
+    command: Option<String>,
+    change: Option<ChangeReason>,
 }
 
 impl ToolCall {
-    /// An owned tool use.
+    /// A tool use, judged once by the rule table
+    /// ([`tool_changes_files`]). `offset` (its line's) and `block` (its
+    /// index in the line's content) place it in the file, which keys a tool
+    /// use without an id.
     pub fn new(
-        id: Option<String>,
-        name: String,
-        input: serde_json::Value,
+        id: Option<&str>,
+        name: &str,
+        input: &serde_json::Value,
+        offset: u64,
+        block: usize,
     ) -> ToolCall {
-        ToolCall { id, name, input }
+        let command = input
+            .get("command")
+            .and_then(|c| c.as_str())
+            .filter(|_| crate::changes::SHELL_TOOLS.contains(&name))
+            .map(str::to_string);
+        let key = match id.filter(|i| !i.is_empty()) {
+            Some(id) => id.to_string(),
+            None => format!("noid:{offset}:{block}"),
+        };
+        ToolCall {
+            id: id.map(str::to_string),
+            key,
+            name: name.to_string(),
+            command,
+            change: tool_changes_files(name, input),
+        }
     }
 
     /// The tool use's `id`.
@@ -104,30 +384,48 @@ impl ToolCall {
         self.id.as_deref()
     }
 
+    /// A stable key: the id, or for a tool use without one, its place in
+    /// the file (`noid:<offset>:<block>`), so that the hook can record it
+    /// as audited.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
     /// The tool's name, such as `Bash`; empty when the block had none.
     pub fn name(&self) -> &str {
         &self.name
     }
 
-    /// The tool's input.
-    pub fn input(&self) -> &serde_json::Value {
-        &self.input
+    /// The shell command, for a tool that runs one (`Bash`).
+    pub fn command(&self) -> Option<&str> {
+        self.command.as_deref()
+    }
+
+    /// Whether and why the tool use changes files.
+    pub fn change(&self) -> Option<ChangeReason> {
+        self.change
+    }
+
+    /// Whether the tool use could have verified something: it ran a
+    /// command.
+    pub fn runs_command(&self) -> bool {
+        crate::changes::SHELL_TOOLS.contains(&self.name.as_str())
     }
 }
 
-/// Whether a record is a prompt a human typed.
+/// Whether a record is a prompt a human typed, on the main chain.
 ///
 /// It must be a main-chain `user` line that is not `isMeta`, not a compact
-/// summary, holds no `tool_result` block, and does not start with a
-/// command-output wrapper. A slash command's `<command-message>` line
-/// qualifies; the `isMeta` expansion after it does not.
+/// summary, holds no `tool_result` block, does not start with a
+/// command-output wrapper, and is not the interrupt marker. A slash
+/// command's `<command-message>` line qualifies; the `isMeta` expansion
+/// after it does not.
 pub fn is_real_prompt(rec: &Record<'_>) -> bool {
     !rec.is_sidechain() && is_prompt_shaped(rec)
 }
 
-/// [`is_real_prompt`] without the main-chain condition: a subagent file's
-/// own prompts are sidechain lines.
-pub(crate) fn is_prompt_shaped(rec: &Record<'_>) -> bool {
+/// [`is_real_prompt`] without the main-chain condition.
+fn is_prompt_shaped(rec: &Record<'_>) -> bool {
     if rec.record_type() != RecordType::User
         || rec.is_meta()
         || rec.is_compact_summary()
@@ -140,10 +438,7 @@ pub(crate) fn is_prompt_shaped(rec: &Record<'_>) -> bool {
             if blocks.iter().any(|b| matches!(b, Block::ToolResult(_))) {
                 return false;
             }
-            match blocks.iter().find_map(|b| match b {
-                Block::Text(t) => Some(*t),
-                _ => None,
-            }) {
+            match first_text(blocks) {
                 Some(t) => t,
                 // Images only: still something the human sent.
                 None => return !blocks.is_empty(),
@@ -152,11 +447,20 @@ pub(crate) fn is_prompt_shaped(rec: &Record<'_>) -> bool {
         Content::Absent => return false,
     };
     let first = first.trim_start();
-    !OUTPUT_WRAPPERS.iter().any(|w| first.starts_with(w))
+    !first.starts_with(INTERRUPT)
+        && !OUTPUT_WRAPPERS.iter().any(|w| first.starts_with(w))
 }
 
-/// A prompt's text: its content string, or its text blocks joined.
-pub(crate) fn prompt_text(rec: &Record<'_>) -> String {
+fn first_text<'a>(blocks: &[Block<'a>]) -> Option<&'a str> {
+    blocks.iter().find_map(|b| match b {
+        Block::Text(t) => Some(*t),
+        _ => None,
+    })
+}
+
+/// The text of a user record: its content string, or its text blocks
+/// joined by newlines.
+fn user_text(rec: &Record<'_>) -> String {
     match rec.content() {
         Content::Text(t) => t.to_string(),
         Content::Blocks(blocks) => {
@@ -171,6 +475,356 @@ pub(crate) fn prompt_text(rec: &Record<'_>) -> String {
         }
         Content::Absent => String::new(),
     }
+}
+
+/// The kind of turn a record starts, if it starts one.
+fn turn_start(rec: &Record<'_>) -> Option<TurnKind> {
+    match rec.record_type() {
+        RecordType::System if rec.subtype() == Some("local_command") => {
+            Some(TurnKind::LocalCommand)
+        }
+        RecordType::User if is_prompt_shaped(rec) => {
+            let text = match rec.content() {
+                Content::Text(t) => *t,
+                Content::Blocks(b) => first_text(b).unwrap_or(""),
+                Content::Absent => "",
+            };
+            let text = text.trim_start();
+            Some(if text.starts_with("<task-notification>") {
+                TurnKind::Notification
+            } else if text.starts_with("<bash-input>") {
+                TurnKind::LocalCommand
+            } else {
+                TurnKind::Prompt
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Whether a slash command's prompt text names a command: the turn is a
+/// local command unless the agent then works.
+fn is_command_prompt(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("<command-name>") || t.starts_with("<command-message>")
+}
+
+/// Whether a line is worth parsing for a turn, judged from its bytes: the
+/// top-level type where it can be read cheaply, and a substring probe for
+/// the few records of those types that matter.
+///
+/// It is sound: it says `false` only for lines that [`TurnBuilder::push`]
+/// would ignore.
+pub fn worth_parsing(line: &[u8]) -> bool {
+    match quick_type(line) {
+        // A tool result matters only if it names a subagent. Claude Code
+        // writes the block's type within a line's first few hundred bytes;
+        // a line where it comes later is parsed, which is slower but gives
+        // the same answer.
+        Some(b"user") => !holds_tool_result(line) || AGENT_ID.find(line),
+        Some(b"system") => SUMMARY.find(line) || LOCAL_COMMAND.find(line),
+        Some(b"attachment") => BLOCKING.find(line),
+        Some(b"assistant") | None => true,
+        Some(_) => false,
+    }
+}
+
+/// A substring probe, built once.
+struct Probe {
+    needle: &'static [u8],
+    finder: std::sync::OnceLock<memmem::Finder<'static>>,
+}
+
+impl Probe {
+    const fn new(needle: &'static [u8]) -> Probe {
+        Probe { needle, finder: std::sync::OnceLock::new() }
+    }
+
+    fn find(&self, haystack: &[u8]) -> bool {
+        let f = self.finder.get_or_init(|| memmem::Finder::new(self.needle));
+        f.find(haystack).is_some()
+    }
+}
+
+static TOOL_RESULT: Probe = Probe::new(b"\"tool_result\"");
+static AGENT_ID: Probe = Probe::new(b"\"agentId\"");
+static SUMMARY: Probe = Probe::new(b"\"stop_hook_summary\"");
+static LOCAL_COMMAND: Probe = Probe::new(b"\"local_command\"");
+static BLOCKING: Probe = Probe::new(b"\"hook_blocking_error\"");
+
+/// Whether a user line holds a tool result, judged from its first 4 KiB.
+fn holds_tool_result(line: &[u8]) -> bool {
+    TOOL_RESULT.find(&line[..line.len().min(4096)])
+}
+
+/// Whether a line may start a turn: a user or system record.
+fn might_start_turn(line: &[u8]) -> bool {
+    match quick_type(line) {
+        Some(b"user") => !holds_tool_result(line),
+        Some(b"system") => LOCAL_COMMAND.find(line),
+        Some(_) => false,
+        // Not cheaply classified (assistant lines put `type` last): a user
+        // or system line would have to spell its type.
+        None => {
+            memmem::find(line, b"\"user\"").is_some()
+                || memmem::find(line, b"\"system\"").is_some()
+                || memmem::find(line, b"\\u").is_some()
+        }
+    }
+}
+
+/// Where a line is in its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinePos {
+    /// The line's byte offset in the file.
+    pub offset: u64,
+    /// Its 1-based line number, when the reader counts from the start.
+    pub line: Option<u64>,
+}
+
+/// The one accumulator of turns, fed records in file order.
+///
+/// # Example
+///
+/// ```
+/// use stopgate::transcript::{Chain, LinePos, RecordParser, TurnBuilder};
+///
+/// let lines = [
+///     r#"{"type":"user","message":{"content":"add a test"}}"#,
+///     r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Write","input":{}}]}}"#,
+///     r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Added."}]}}"#,
+///     r#"{"type":"user","message":{"content":"thanks"}}"#,
+/// ];
+/// let mut parser = RecordParser::new();
+/// let mut builder = TurnBuilder::new(Chain::Main);
+/// let mut turns = vec![];
+/// for (i, line) in lines.iter().enumerate() {
+///     parser.reset();
+///     let rec = parser.parse(line.as_bytes()).unwrap();
+///     let pos = LinePos { offset: 0, line: Some(i as u64 + 1) };
+///     turns.extend(builder.push(&rec, pos));
+/// }
+/// turns.extend(builder.finish());
+/// assert_eq!(turns.len(), 2);
+/// assert!(turns[0].changed());
+/// assert_eq!(turns[0].final_text(), Some("Added."));
+/// assert_eq!(turns[0].final_text_line(), Some(3));
+/// assert_eq!(turns[1].index(), 2);
+/// ```
+#[derive(Debug)]
+pub struct TurnBuilder {
+    chain: Chain,
+    open: Turn,
+    started: bool,
+    next_index: usize,
+}
+
+impl TurnBuilder {
+    /// A builder that follows `chain`, numbering turns from 1.
+    pub fn new(chain: Chain) -> TurnBuilder {
+        TurnBuilder::numbered_from(chain, 1)
+    }
+
+    /// A builder whose first turn gets number `first` (0 when the reader
+    /// does not start at the file's start, so numbers are unknown).
+    fn numbered_from(chain: Chain, first: usize) -> TurnBuilder {
+        TurnBuilder {
+            chain,
+            open: Turn::default(),
+            started: false,
+            next_index: first,
+        }
+    }
+
+    /// Feed the next record. When it starts a new turn, the previous one
+    /// is returned, finished.
+    pub fn push(&mut self, rec: &Record<'_>, pos: LinePos) -> Option<Turn> {
+        let own = match self.chain {
+            Chain::Main => !rec.is_sidechain(),
+            Chain::Subagent => true,
+        };
+        if !own {
+            self.sidechain_work(rec, pos);
+            return None;
+        }
+        if let Some(kind) = turn_start(rec) {
+            let done = self.take();
+            self.started = true;
+            let text = user_text(rec);
+            self.open.kind = kind;
+            self.open.index = self.next_index;
+            self.next_index += usize::from(self.next_index > 0);
+            self.open.timestamp = rec.timestamp().map(str::to_string);
+            self.open.prompt = Some(Prompt {
+                text,
+                offset: pos.offset,
+                line: pos.line,
+                timestamp: rec.timestamp().map(str::to_string),
+            });
+            return done;
+        }
+        self.started = true;
+        if self.open.timestamp.is_none() {
+            self.open.timestamp = rec.timestamp().map(str::to_string);
+        }
+        match rec.record_type() {
+            RecordType::Assistant => self.assistant(rec, pos),
+            RecordType::User => self.user(rec),
+            RecordType::System => {
+                if let Some(summary) = rec.stop_hook_summary() {
+                    let t = &mut self.open;
+                    t.hooks_ran.extend(
+                        summary.commands.iter().map(|c| c.to_string()),
+                    );
+                    if summary.errors > 0 {
+                        t.stop_blocks.other_traces += 1;
+                    }
+                }
+            }
+            RecordType::Attachment => {
+                if let Some(a) = rec.attachment() {
+                    if a.kind() == Some("hook_blocking_error") {
+                        let blocks = &mut self.open.stop_blocks;
+                        blocks.other_traces += 1;
+                        blocks.name(a.blocking_command().unwrap_or(""));
+                    }
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// The turn being built, finished: what follows the last prompt.
+    pub fn finish(mut self) -> Option<Turn> {
+        self.take()
+    }
+
+    fn take(&mut self) -> Option<Turn> {
+        let mut turn = std::mem::take(&mut self.open);
+        if !self.started {
+            return None;
+        }
+        self.started = false;
+        if turn.kind == TurnKind::Prompt
+            && !turn.any_assistant
+            && turn.prompt.as_ref().is_some_and(|p| is_command_prompt(&p.text))
+        {
+            turn.kind = TurnKind::LocalCommand;
+        }
+        Some(turn)
+    }
+
+    fn assistant(&mut self, rec: &Record<'_>, pos: LinePos) {
+        let t = &mut self.open;
+        t.any_assistant = true;
+        for (i, block) in rec.content().blocks().iter().enumerate() {
+            if let Block::ToolUse(u) = block {
+                t.tool_uses.push(ToolCall::new(
+                    u.id(),
+                    u.name().unwrap_or(""),
+                    u.input(),
+                    pos.offset,
+                    i,
+                ));
+            }
+        }
+        if let Some(text) = last_text(rec) {
+            t.final_text =
+                Some(TextAt { text: text.to_string(), offset: pos.offset, line: pos.line });
+        }
+    }
+
+    fn user(&mut self, rec: &Record<'_>) {
+        let t = &mut self.open;
+        if let Some(agent) = rec.launched_agent() {
+            let tool_use_id = rec.content().blocks().iter().find_map(|b| match b {
+                Block::ToolResult(r) => r.tool_use_id().map(str::to_string),
+                _ => None,
+            });
+            t.launches.push(Launch { tool_use_id, agent_id: agent.to_string() });
+            return;
+        }
+        let text = match rec.content() {
+            Content::Text(s) => *s,
+            Content::Blocks(b) => first_text(b).unwrap_or(""),
+            Content::Absent => "",
+        };
+        let text = text.trim_start();
+        if text.starts_with(INTERRUPT) && !rec.is_meta() {
+            t.kind = TurnKind::Interrupted;
+        } else if rec.is_meta() {
+            if let Some(rest) = text.strip_prefix(STOP_FEEDBACK) {
+                t.stop_blocks.feedback += 1;
+                // Exit-2 blocks read `[<command>]: <stderr>`.
+                let rest = rest.trim_start();
+                if let Some(end) = rest.strip_prefix('[').and_then(|r| r.find("]: ")) {
+                    t.stop_blocks.name(&rest[1..end + 1]);
+                }
+            }
+        }
+    }
+
+    /// A sidechain line on the main chain: a subagent's file changes count
+    /// as the turn's.
+    fn sidechain_work(&mut self, rec: &Record<'_>, pos: LinePos) {
+        if rec.record_type() != RecordType::Assistant {
+            return;
+        }
+        for (i, block) in rec.content().blocks().iter().enumerate() {
+            if let Block::ToolUse(u) = block {
+                let call = ToolCall::new(
+                    u.id(),
+                    u.name().unwrap_or(""),
+                    u.input(),
+                    pos.offset,
+                    i,
+                );
+                if call.change().is_some() {
+                    self.started = true;
+                    self.open.subagent_changes.push(call);
+                }
+            }
+        }
+    }
+}
+
+/// The last non-blank text of an assistant record.
+fn last_text<'a>(rec: &Record<'a>) -> Option<&'a str> {
+    match rec.content() {
+        Content::Text(t) => Some(*t).filter(|t| !is_blank(t)),
+        Content::Blocks(blocks) => blocks.iter().rev().find_map(|b| match b {
+            Block::Text(t) if !is_blank(t) => Some(*t),
+            _ => None,
+        }),
+        Content::Absent => None,
+    }
+}
+
+/// Where the file of subagent `agent` of the session at `transcript` is.
+fn subagent_file(transcript: &Path, agent: &str) -> Option<PathBuf> {
+    // The id names a file: it must not climb out of the folder.
+    crate::hook::safe_id(agent)?;
+    let dir = transcript.parent()?;
+    let stem = transcript.file_stem()?;
+    let name = format!("agent-{agent}.jsonl");
+    [dir.join(stem).join("subagents").join(&name), dir.join(&name)]
+        .into_iter()
+        .find(|p| p.is_file())
+}
+
+/// The file changes of a subagent's file, all its turns together, reading
+/// at most [`TURN_MAX_BYTES`] from its end.
+fn read_subagent_changes(path: &Path) -> Option<Vec<ToolCall>> {
+    let t = Transcript::read_tail(path, TURN_MAX_BYTES).ok()?;
+    let mut out = vec![];
+    for turn in t.turns(Chain::Subagent) {
+        out.extend(
+            turn.tool_uses.into_iter().filter(|u| u.change().is_some()),
+        );
+        out.extend(turn.subagent_changes);
+    }
+    Some(out)
 }
 
 /// The first tail window [`Transcript::read_current_turn`] reads.
@@ -192,11 +846,12 @@ impl Transcript {
     /// # Errors
     ///
     /// When `path` does not exist, cannot be read, or is a directory.
-    pub fn read_current_turn<P: AsRef<std::path::Path>>(
+    pub fn read_current_turn<P: AsRef<Path>>(
         path: P,
+        chain: Chain,
     ) -> Result<Turn, crate::Error> {
         let turn = Transcript::read_tail_until(path, TURN_WINDOW, |t| {
-            let turn = t.current_turn();
+            let turn = t.current_turn(chain);
             // Windows double, so the one that reaches half the cap (less
             // the partial line it starts with) is the last.
             let enough = t.as_bytes().len() as u64 >= TURN_MAX_BYTES / 2;
@@ -205,15 +860,18 @@ impl Transcript {
         Ok(turn.unwrap_or_default())
     }
 
-    /// The current turn: from the last real user prompt of the main chain
+    /// The current turn: from the last line that starts a turn on `chain`
     /// to the end.
     ///
-    /// It walks back from the end and stops at the prompt, so it costs
-    /// what the turn costs, not what the file does.
+    /// It walks back from the end to that line, parsing only lines that
+    /// could start a turn, then feeds the turn's lines forward to a
+    /// [`TurnBuilder`]; so it costs what the turn costs, not what the file
+    /// does.
     ///
     /// # Example
     ///
     /// ```
+    /// use stopgate::transcript::Chain;
     /// use stopgate::Transcript;
     ///
     /// let jsonl = concat!(
@@ -222,51 +880,97 @@ impl Transcript {
     ///     r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1"}]}}"#, "\n",
     ///     r#"{"type":"assistant","message":{"id":"b","content":[{"type":"text","text":"Added."}]}}"#, "\n",
     /// );
-    /// let turn = Transcript::from_bytes(jsonl.as_bytes().to_vec()).current_turn();
+    /// let t = Transcript::from_bytes(jsonl.as_bytes().to_vec());
+    /// let turn = t.current_turn(Chain::Main);
     /// assert_eq!(turn.prompt().unwrap().text(), "add a test");
     /// assert_eq!(turn.tool_uses()[0].name(), "Write");
+    /// assert!(turn.changed());
     /// assert_eq!(turn.final_text(), Some("Added."));
     /// ```
-    pub fn current_turn(&self) -> Turn {
-        let base = self.base_offset();
+    pub fn current_turn(&self, chain: Chain) -> Turn {
+        let bytes = self.as_bytes();
         let mut parser = RecordParser::new();
-        let mut turn = Turn::default();
-        turn.skipped_corrupt = walk_rev(
-            self.as_bytes(),
-            &mut parser,
-            might_be_chat,
-            |line, rec| {
-                if rec.is_sidechain() {
-                    return ControlFlow::Continue(());
-                }
-                if is_real_prompt(rec) {
-                    turn.prompt = Some(Prompt {
-                        text: prompt_text(rec),
-                        offset: base + line.offset() as u64,
-                        timestamp: rec.timestamp().map(str::to_string),
-                    });
-                    return ControlFlow::Break(());
-                }
-                if rec.record_type() == RecordType::Assistant {
-                    if turn.final_text.is_none() {
-                        turn.final_text =
-                            last_text_of(rec).map(str::to_string);
+        let mut start = None;
+        let mut corrupt = 0;
+        for line in RevLines::new(bytes) {
+            if line.is_empty() || !might_start_turn(line.as_bytes()) {
+                continue;
+            }
+            parser.reset();
+            match parser.parse(line.as_bytes()) {
+                Ok(rec) => {
+                    let own = chain == Chain::Subagent || !rec.is_sidechain();
+                    if own && turn_start(&rec).is_some() {
+                        start = Some(line.offset());
+                        break;
                     }
-                    for block in rec.content().blocks().iter().rev() {
-                        if let Block::ToolUse(u) = block {
-                            turn.tool_uses.push(ToolCall {
-                                id: u.id().map(str::to_string),
-                                name: u.name().unwrap_or("").to_string(),
-                                input: u.input().clone(),
-                            });
+                }
+                Err(_) if line.is_terminated() => corrupt += 1,
+                Err(_) => {}
+            }
+        }
+        let from = start.unwrap_or(0);
+        let mut turn = self
+            .turns_from(chain, from, |_| ControlFlow::Continue(()))
+            .unwrap_or_default();
+        turn.skipped_corrupt += corrupt;
+        turn
+    }
+
+    /// Every turn of the transcript on `chain`, in order.
+    pub fn turns(&self, chain: Chain) -> Vec<Turn> {
+        let mut out = vec![];
+        let last = self.turns_from(chain, 0, |t| {
+            out.push(t);
+            ControlFlow::Continue(())
+        });
+        out.extend(last);
+        out
+    }
+
+    /// Feed the lines from byte `from` on to a builder; hand finished turns
+    /// to `each`, and return the last, unfinished one.
+    ///
+    /// Turns and lines are numbered only when `from` is the file's start.
+    fn turns_from(
+        &self,
+        chain: Chain,
+        from: usize,
+        mut each: impl FnMut(Turn) -> ControlFlow<()>,
+    ) -> Option<Turn> {
+        let bytes = self.as_bytes();
+        let base = self.base_offset();
+        let numbered = self.has_head() && from == 0;
+        let mut line_no = numbered.then_some(0u64);
+        let mut builder =
+            TurnBuilder::numbered_from(chain, usize::from(numbered));
+        let mut parser = RecordParser::new();
+        let mut corrupt = 0;
+        for line in Lines::new(&bytes[from..]) {
+            line_no = line_no.map(|n| n + 1);
+            if line.is_empty() || !worth_parsing(line.as_bytes()) {
+                continue;
+            }
+            parser.reset();
+            match parser.parse(line.as_bytes()) {
+                Ok(rec) => {
+                    let pos = LinePos {
+                        offset: base + (from + line.offset()) as u64,
+                        line: line_no,
+                    };
+                    if let Some(mut done) = builder.push(&rec, pos) {
+                        done.skipped_corrupt = std::mem::take(&mut corrupt);
+                        if each(done).is_break() {
+                            return None;
                         }
                     }
                 }
-                ControlFlow::Continue(())
-            },
-        );
-        turn.tool_uses.reverse();
-        debug_assert!(turn.final_text.as_deref().is_none_or(|t| !is_blank(t)));
-        turn
+                Err(_) if line.is_terminated() => corrupt += 1,
+                Err(_) => {}
+            }
+        }
+        let mut last = builder.finish()?;
+        last.skipped_corrupt += corrupt;
+        Some(last)
     }
 }

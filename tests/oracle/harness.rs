@@ -74,17 +74,17 @@ pub fn check_against_oracle(path: &Path, bytes: &[u8]) {
                 want_msg,
                 "{ctx}"
             );
-            let turn = t.current_turn();
+            let turn = t.current_turn(stopgate::transcript::Chain::Main);
             assert_eq!(
                 turn.prompt()
                     .map(|p| (p.text().to_string(), p.offset() as usize)),
                 want_turn.prompt,
                 "{ctx}"
             );
-            let tools: Vec<(String, serde_json::Value)> = turn
+            let tools: Vec<(String, Option<String>)> = turn
                 .tool_uses()
                 .iter()
-                .map(|u| (u.name().to_string(), u.input().clone()))
+                .map(|u| (u.name().to_string(), u.command().map(str::to_string)))
                 .collect();
             assert_eq!(tools, want_turn.tool_uses, "{ctx}");
             assert_eq!(

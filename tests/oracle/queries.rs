@@ -249,7 +249,8 @@ pub fn is_real_prompt(v: &Value) -> bool {
         _ => return false,
     };
     let first = first.trim_start();
-    ![
+    !first.starts_with("[Request interrupted by user")
+        && ![
         "<local-command-stdout>",
         "<local-command-stderr>",
         "<bash-stdout>",
@@ -260,11 +261,21 @@ pub fn is_real_prompt(v: &Value) -> bool {
     .any(|w| first.starts_with(w))
 }
 
-/// The oracle's turn.
+/// Whether a record starts a turn: a real prompt, or a local command's
+/// system record.
+pub fn starts_turn(v: &Value) -> bool {
+    is_real_prompt(v)
+        || (str_field(v, "type") == Some("system")
+            && !flag(v, "isSidechain")
+            && str_field(v, "subtype") == Some("local_command"))
+}
+
+/// The oracle's turn. Tool uses are (name, shell command): what the turn
+/// model keeps of them.
 #[derive(Debug, PartialEq)]
 pub struct NaiveTurn {
     pub prompt: Option<(String, usize)>,
-    pub tool_uses: Vec<(String, Value)>,
+    pub tool_uses: Vec<(String, Option<String>)>,
     pub final_text: Option<String>,
 }
 
@@ -275,10 +286,11 @@ pub fn current_turn(bytes: &[u8]) -> NaiveTurn {
         .iter()
         .filter_map(|p| p.object.as_ref().map(|o| (p.offset, o)))
         .collect();
-    let start = objects.iter().rposition(|(_, v)| is_real_prompt(v));
+    let start = objects.iter().rposition(|(_, v)| starts_turn(v));
     let prompt = start.map(|i| {
         let v = objects[i].1;
         let text = match content(v) {
+            _ if !is_real_prompt(v) => String::new(),
             Some(Value::String(s)) => s.clone(),
             _ => blocks(v)
                 .into_iter()
@@ -299,10 +311,13 @@ pub fn current_turn(bytes: &[u8]) -> NaiveTurn {
         for b in blocks(v) {
             if block_type(b) == Some("tool_use") {
                 let name = str_field(b, "name").unwrap_or("").to_string();
-                tool_uses.push((
-                    name,
-                    b.get("input").cloned().unwrap_or(Value::Null),
-                ));
+                let command = b
+                    .get("input")
+                    .and_then(|i| i.get("command"))
+                    .and_then(Value::as_str)
+                    .filter(|_| name == "Bash")
+                    .map(str::to_string);
+                tool_uses.push((name, command));
             }
         }
         if let Some(t) = texts(v).pop() {

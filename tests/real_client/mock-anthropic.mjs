@@ -1,0 +1,129 @@
+// A mock of the Anthropic Messages API, for driving the real Claude Code
+// client in stopgate's end-to-end tests. It listens on 127.0.0.1 only.
+//
+//   node mock-anthropic.mjs SCENARIO.json LOG.jsonl
+//
+// It prints `listening PORT` on stdout once it accepts connections, and
+// appends one JSON line per request to LOG.jsonl.
+//
+// A scenario is `{"replies": [REPLY, ...]}`. Each request of the agent
+// loop (one that offers tools) takes the next REPLY, in order; a REPLY is
+// an array of content blocks, `{"type":"text","text":...}` or
+// `{"type":"tool_use","name":...,"input":{...}}` (ids are made up here).
+// When the replies run out, the agent gets `Done.`. Requests that offer
+// no tools (titles, summaries, suggestions) get a short text and take no
+// reply. `count_tokens`, `GET /v1/models` and `HEAD /` are answered too.
+import { createServer } from 'node:http';
+import { readFileSync, appendFileSync } from 'node:fs';
+
+const [scenarioPath, logPath] = process.argv.slice(2);
+const scenario = JSON.parse(readFileSync(scenarioPath, 'utf8'));
+let cursor = 0;
+let nextId = 1;
+
+function lastUserText(body) {
+  const msgs = body.messages || [];
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const m = msgs[i];
+    if (m.role !== 'user') continue;
+    if (typeof m.content === 'string') return m.content;
+    return (m.content || [])
+      .map((b) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? '[tool_result]' : ''))
+      .join('\n');
+  }
+  return '';
+}
+
+function sse(res, events) {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  for (const [name, data] of events) {
+    res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+  res.end();
+}
+
+function respond(res, body, blocks) {
+  const id = `msg_mock_${nextId++}`;
+  const model = body.model || 'claude-mock';
+  const content = blocks.map((b) =>
+    b.type === 'tool_use' ? { id: `toolu_mock_${nextId++}`, ...b } : b,
+  );
+  const stopReason = content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
+  const usage = { input_tokens: 10, output_tokens: 10 };
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({
+      id, type: 'message', role: 'assistant', model, content,
+      stop_reason: stopReason, stop_sequence: null, usage,
+    }));
+    return content;
+  }
+  const events = [[
+    'message_start',
+    { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } },
+  ]];
+  content.forEach((b, index) => {
+    if (b.type === 'text') {
+      events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }]);
+      events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: b.text } }]);
+    } else {
+      events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } }]);
+      events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } }]);
+    }
+    events.push(['content_block_stop', { type: 'content_block_stop', index }]);
+  });
+  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 10 } }]);
+  events.push(['message_stop', { type: 'message_stop' }]);
+  sse(res, events);
+  return content;
+}
+
+const server = createServer((req, res) => {
+  let chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const raw = Buffer.concat(chunks).toString('utf8');
+    let body = {};
+    try { body = raw ? JSON.parse(raw) : {}; } catch { body = {}; }
+    const url = new URL(req.url, 'http://127.0.0.1');
+    const entry = { method: req.method, path: url.pathname };
+    if (req.method === 'HEAD' || req.method === 'GET') {
+      appendFileSync(logPath, JSON.stringify(entry) + '\n');
+      if (url.pathname === '/v1/models') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ data: [], has_more: false, first_id: null, last_id: null }));
+      } else {
+        res.writeHead(200);
+        res.end();
+      }
+      return;
+    }
+    if (url.pathname.endsWith('/count_tokens')) {
+      appendFileSync(logPath, JSON.stringify(entry) + '\n');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ input_tokens: 10 }));
+      return;
+    }
+    const agentLoop = Array.isArray(body.tools) && body.tools.length > 0;
+    entry.agent_loop = agentLoop;
+    entry.last_user = lastUserText(body);
+    entry.tools = (body.tools || []).map((t) => t.name);
+    let blocks;
+    if (agentLoop) {
+      entry.reply_index = cursor;
+      blocks = cursor < scenario.replies.length ? scenario.replies[cursor++] : [{ type: 'text', text: 'Done.' }];
+    } else {
+      blocks = [{ type: 'text', text: 'ok' }];
+    }
+    entry.reply = respond(res, body, blocks);
+    appendFileSync(logPath, JSON.stringify(entry) + '\n');
+  });
+});
+
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`listening ${server.address().port}\n`);
+});
