@@ -80,12 +80,21 @@ const CASES: &[Expect] = &[
     },
     Expect {
         file: "22222222-3333-4444-8555-666666666666.jsonl",
-        text: Some("The reviewer found nothing blocking."),
+        text: Some("The reviewer found nothing blocking, and fixed one typo."),
         message_id: Some("msg_d2"),
         entrypoint: Some("cli"),
         corrupt: 0,
         prompt: Some("Review the diff with a subagent."),
         tools: &["Task"],
+    },
+    Expect {
+        file: "turn_kinds.jsonl",
+        text: Some("Added."),
+        message_id: Some("msg_m4"),
+        entrypoint: Some("cli"),
+        corrupt: 0,
+        prompt: Some("Now add the test."),
+        tools: &["Write"],
     },
     // Every line of a subagent file is a sidechain line: no main chain.
     Expect {

@@ -236,7 +236,7 @@ fn options_and_exit_codes() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("file,session_id,turn,timestamp,entrypoint,changed,audit,findings,hooks_ran,hook_blocked")
+        Some("file,session_id,turn,kind,timestamp,entrypoint,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks")
     );
     let expected =
         std::fs::read_to_string(root().join("tests/expected/scan.jsonl"))
