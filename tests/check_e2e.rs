@@ -107,3 +107,45 @@ fn errors_exit_two_naming_the_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.toml") && err.contains("line 1"), "{err}");
 }
+
+/// The hook allows unattended (`sdk-cli`) sessions whatever they hold;
+/// `check` said block on them.
+#[test]
+fn unattended_transcripts_are_allowed_as_the_hook_allows_them() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = root.join("fixtures/transcripts/entrypoint_sdk_cli.jsonl");
+    let out = check(dir.path(), &["--json", path.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "allow", "{v}");
+    assert_eq!(v["unattended"], "sdk-cli");
+    // The same turn in an attended session blocks.
+    let attended = root.join("fixtures/transcripts/entrypoint_none.jsonl");
+    let out = check(dir.path(), &["--json", attended.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "block", "{v}");
+}
+
+/// `--turn N` judges any turn, numbered as `scan` numbers them; a turn
+/// that does not exist is a clear error naming the file.
+#[test]
+fn any_turn_by_number() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = root.join("fixtures/transcripts/gate_findings.jsonl");
+    let p = path.to_str().unwrap();
+    let said = |n: &str| {
+        let out = check(dir.path(), &["--json", "--turn", n, p]);
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let v = said("1");
+    assert_eq!((v["gate"].as_str(), v["rule"].as_str()), (Some("hollow"), Some("stock_phrase")));
+    assert_eq!(v["line"], 11);
+    assert_eq!(said("2")["gate"], "ownership");
+    assert_eq!(said("3")["gate"], "reverify");
+    assert_eq!(said("5")["verdict"], "allow");
+    let out = check(dir.path(), &["--turn", "99", p]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("gate_findings.jsonl") && err.contains("no turn 99"), "{err}");
+}
