@@ -38,3 +38,8 @@ fn record_parse() {
 fn queries() {
     replay("queries", oracle::bodies::queries);
 }
+
+#[test]
+fn sniff() {
+    assert!(replay("sniff", oracle::bodies::sniff) >= 1);
+}

@@ -63,3 +63,35 @@ pub fn queries(data: &[u8]) {
     std::io::Write::write_all(&mut file, data).unwrap();
     super::harness::check_against_oracle(file.path(), data);
 }
+
+/// The type sniffers on arbitrary bytes: never a panic, and whenever they
+/// answer, the parser agrees (for well-formed lines: the sniffers do not
+/// validate what they skip, see `sniff.rs`).
+pub fn sniff(data: &[u8]) {
+    use stopgate::transcript::{quick_type, top_level_type, Sniff};
+    let exact = top_level_type(data);
+    let quick = quick_type(data);
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
+        return;
+    };
+    let Some(object) = value.as_object() else { return };
+    let parser = stopgate::transcript::RecordParser::new();
+    let parsed = parser.parse(data).ok().map(|r| r.type_name().map(str::to_string));
+    // The sniffers read the first of duplicate keys; the parser the last.
+    let keys = data.windows(8).filter(|w| w == b"\"type\":\"").count();
+    let plain = |t: &[u8]| !t.contains(&b'\\');
+    match exact {
+        Sniff::Type(t) if plain(t) && keys <= 1 => {
+            assert_eq!(parsed, Some(Some(String::from_utf8_lossy(t).into_owned())));
+        }
+        Sniff::NoType => {
+            assert!(object.get("type").and_then(|t| t.as_str()).is_none())
+        }
+        _ => {}
+    }
+    if let Some(t) = quick {
+        if keys <= 1 {
+            assert_eq!(Some(t), object.get("type").and_then(|t| t.as_str()).map(str::as_bytes));
+        }
+    }
+}
