@@ -1,0 +1,356 @@
+//! The real Claude Code client, driven by a mock of the Messages API.
+//!
+//! Each scenario installs stopgate's hooks with `stopgate install` into a
+//! throwaway `HOME`, starts `tests/real_client/mock-anthropic.mjs` on
+//! 127.0.0.1 with a script of model replies, and runs the client headless
+//! (`claude -p`), exactly as a user would. The assertions read what came
+//! back: the requests the client sent to the mock (a block reaches the
+//! model as a user message starting `Stop hook feedback:`), stopgate's
+//! state directory, and the transcript the client wrote, scanned by
+//! `stopgate scan`.
+//!
+//! The client is the npm package `@anthropic-ai/claude-code`, pinned at
+//! [`CLIENT_VERSION`] and installed once into `target/real-client/`. Where
+//! `node` or `npm` is missing, every scenario is skipped with a notice.
+//!
+//! Facts the setup relies on (seen with 2.1.197):
+//! * as root the client refuses `--dangerously-skip-permissions`;
+//!   `--permission-mode acceptEdits` (plus `--allowedTools` for shell
+//!   writes) runs the tools without prompts;
+//! * under `-p` it rewrites `CLAUDE_CODE_ENTRYPOINT=cli` to `sdk-cli`
+//!   (which stopgate skips as unattended) but keeps other values, so the
+//!   attended scenarios set `claude-vscode`;
+//! * it asks to approve a custom API key unless `~/.claude.json` lists its
+//!   last 20 characters under `customApiKeyResponses.approved`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
+
+/// The client version the suite pins.
+const CLIENT_VERSION: &str = "2.1.197";
+
+const API_KEY: &str = "sk-ant-mock-0123456789abcdefghijklmnopqrstuvwxyz";
+
+/// How long one client run may take.
+const RUN_LIMIT: Duration = Duration::from_secs(180);
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn have(cmd: &str) -> bool {
+    Command::new(cmd)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The client's binary, installed on first use; `None` (with a notice)
+/// where `node` or `npm` is missing.
+fn client() -> Option<&'static Path> {
+    static CLIENT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            if !have("node") || !have("npm") {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "real-client tests skipped: node or npm is not installed"
+                );
+                return None;
+            }
+            let prefix = root().join("target/real-client");
+            let bin = prefix
+                .join("node_modules/@anthropic-ai/claude-code/bin/claude.exe");
+            let installed = Command::new(&bin)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| {
+                    String::from_utf8_lossy(&o.stdout)
+                        .starts_with(CLIENT_VERSION)
+                });
+            if !installed {
+                let out = Command::new("npm")
+                    .args(["install", "--no-audit", "--no-fund", "--prefix"])
+                    .arg(&prefix)
+                    .arg(format!("@anthropic-ai/claude-code@{CLIENT_VERSION}"))
+                    .output()
+                    .expect("npm runs");
+                assert!(
+                    out.status.success(),
+                    "npm install of the client failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            Some(bin)
+        })
+        .as_deref()
+}
+
+/// The mock Messages API, listening on 127.0.0.1; killed on drop.
+struct Mock {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Mock {
+    fn start(dir: &Path, replies: &Value) -> Mock {
+        let scenario = dir.join("scenario.json");
+        std::fs::write(&scenario, json!({ "replies": replies }).to_string())
+            .unwrap();
+        let log = dir.join("requests.jsonl");
+        let mut child = Command::new("node")
+            .arg(root().join("tests/real_client/mock-anthropic.mjs"))
+            .arg(&scenario)
+            .arg(&log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("node starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("listening ")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("mock said {line:?}"));
+        Mock { child, port, log }
+    }
+
+    /// The requests of the agent loop, in order.
+    fn agent_requests(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|r| r["agent_loop"] == true)
+            .collect()
+    }
+
+    /// The block reasons that reached the model, in order.
+    fn feedback(&self) -> Vec<String> {
+        self.agent_requests()
+            .iter()
+            .filter_map(|r| r["last_user"].as_str())
+            .filter(|t| t.contains("hook feedback:"))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One scenario's world: a home, a project, a state directory, the hooks
+/// installed, and a stopgate.toml.
+struct World {
+    dir: tempfile::TempDir,
+    mock: Mock,
+}
+
+impl World {
+    /// `replies` gets the project's path, which the scripted tool uses
+    /// name files in.
+    fn new(config: &str, replies: impl FnOnce(&Path) -> Value) -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::create_dir_all(&project).unwrap();
+        let project = project.canonicalize().unwrap();
+        let key_tail = &API_KEY[API_KEY.len() - 20..];
+        std::fs::write(
+            home.join(".claude.json"),
+            json!({
+                "hasCompletedOnboarding": true,
+                "customApiKeyResponses": {"approved": [key_tail], "rejected": []},
+                "projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}},
+            })
+            .to_string(),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("stopgate.toml"), config).unwrap();
+        let out = Command::new(BIN)
+            .args(["install", "--settings"])
+            .arg(home.join(".claude/settings.json"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let mock = Mock::start(dir.path(), &replies(&project));
+        World { dir, mock }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    fn project(&self) -> PathBuf {
+        self.dir.path().join("project").canonicalize().unwrap()
+    }
+
+    fn state(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+
+    /// Run `claude -p PROMPT` in the project, attended
+    /// (`CLAUDE_CODE_ENTRYPOINT=claude-vscode`) unless `entrypoint` says
+    /// otherwise; `extra` adds arguments (`--continue`, `--allowedTools`).
+    fn run(&self, client: &Path, prompt: &str, entrypoint: Option<&str>, extra: &[&str]) -> Output {
+        let mut cmd = Command::new(client);
+        cmd.arg("-p")
+            .arg(prompt)
+            .args(["--permission-mode", "acceptEdits", "--model", "claude-sonnet-4-5"])
+            .args(extra)
+            .current_dir(self.project())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home())
+            .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", self.mock.port))
+            .env("ANTHROPIC_API_KEY", API_KEY)
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("STOPGATE_STATE_DIR", self.state())
+            .env("STOPGATE_CONFIG", self.dir.path().join("stopgate.toml"))
+            .env("STOPGATE_DEBUG", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(e) = entrypoint {
+            cmd.env("CLAUDE_CODE_ENTRYPOINT", e);
+        }
+        let mut child = cmd.spawn().expect("the client starts");
+        let started = Instant::now();
+        loop {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            if started.elapsed() > RUN_LIMIT {
+                let _ = child.kill();
+                panic!("the client ran longer than {RUN_LIMIT:?}\n{}", self.debug_log());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "claude exited {:?}: {}\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr),
+            self.debug_log()
+        );
+        out
+    }
+
+    fn debug_log(&self) -> String {
+        std::fs::read_to_string(self.state().join("debug.log")).unwrap_or_default()
+    }
+
+    fn count(&self, key: &str) -> u32 {
+        std::fs::read_to_string(self.state().join(format!("{key}.count")))
+            .map(|s| s.trim().parse().unwrap())
+            .unwrap_or(0)
+    }
+
+    /// The session transcripts the client wrote (main files).
+    fn transcripts(&self) -> Vec<PathBuf> {
+        let mut out = vec![];
+        let projects = self.home().join(".claude/projects");
+        for d in std::fs::read_dir(projects).unwrap().flatten() {
+            for f in std::fs::read_dir(d.path()).unwrap().flatten() {
+                if f.path().extension().is_some_and(|e| e == "jsonl") {
+                    out.push(f.path());
+                }
+            }
+        }
+        out
+    }
+
+    /// `stopgate scan --all-turns` over the client's transcripts.
+    fn scan(&self) -> Vec<Value> {
+        let out = Command::new(BIN)
+            .args(["scan", "--format", "jsonl", "--all-turns", "--no-progress"])
+            .arg(self.home().join(".claude/projects"))
+            .env("STOPGATE_CONFIG", self.dir.path().join("stopgate.toml"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// `stopgate check --json` on the session's transcript.
+    fn check(&self, transcript: &Path) -> Value {
+        let out = Command::new(BIN)
+            .args(["check", "--json"])
+            .arg(transcript)
+            .env("STOPGATE_CONFIG", self.dir.path().join("stopgate.toml"))
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+fn text(t: &str) -> Value {
+    json!({"type": "text", "text": t})
+}
+
+fn tool(name: &str, input: Value) -> Value {
+    json!({"type": "tool_use", "name": name, "input": input})
+}
+
+fn write(path: &Path, content: &str) -> Value {
+    tool("Write", json!({"file_path": path, "content": content}))
+}
+
+const AUDITED: &str =
+    "Audit: a.txt is written whole by one Write, so a crash leaves the old file or the new; checked the empty-input boundary.";
+
+/// A Write, then "Done.": one block; the audited answer passes.
+#[test]
+fn write_then_done_blocks_once_then_the_audit_passes() {
+    let Some(client) = client() else { return };
+    let w = World::new("", |p| {
+        json!([
+            [text("Writing it."), write(&p.join("a.txt"), "hello\n")],
+            [text("Done.")],
+            [text(AUDITED)]
+        ])
+    });
+    let out = w.run(client, "write a.txt", Some("claude-vscode"), &[]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), AUDITED);
+    let feedback = w.mock.feedback();
+    assert_eq!(feedback.len(), 1, "{feedback:#?}\n{}", w.debug_log());
+    assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
+    let sessions = w.transcripts();
+    assert_eq!(sessions.len(), 1);
+    let session = sessions[0].file_stem().unwrap().to_string_lossy().to_string();
+    assert_eq!(w.count(&session), 1);
+    // The transcript: one change turn, blocked once, audited at the end.
+    let rows = w.scan();
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0]["changed"], true);
+    assert_eq!(rows[0]["hook_blocked"], true);
+    assert_eq!(rows[0]["hook_blocks"], 1);
+    assert_eq!(rows[0]["audit"], "present");
+    assert_eq!(rows[0]["findings"], json!([]));
+    assert_eq!(w.check(&sessions[0])["verdict"], "allow");
+}
