@@ -354,3 +354,169 @@ fn write_then_done_blocks_once_then_the_audit_passes() {
     assert_eq!(rows[0]["findings"], json!([]));
     assert_eq!(w.check(&sessions[0])["verdict"], "allow");
 }
+
+/// A file-changing Bash command raises the flag like a Write.
+#[test]
+fn a_file_changing_bash_command_is_a_change() {
+    let Some(client) = client() else { return };
+    let w = World::new("", |_| {
+        json!([
+            [tool("Bash", json!({"command": "echo hi > b.txt", "description": "write b.txt"}))],
+            [text("Done.")],
+            [text("no audit needed: one-line scratch file for the test")]
+        ])
+    });
+    w.run(client, "write b.txt with the shell", Some("claude-vscode"), &["--allowedTools", "Bash(echo:*)"]);
+    assert!(w.project().join("b.txt").exists(), "the command ran");
+    let feedback = w.mock.feedback();
+    assert_eq!(feedback.len(), 1, "{feedback:#?}\n{}", w.debug_log());
+    assert!(w.debug_log().contains("post: Bash changes files"), "{}", w.debug_log());
+}
+
+/// The reply to a block is judged: `監査：問題なし` is blocked again as a
+/// hollow audit, and a real audit then passes.
+#[test]
+fn a_hollow_reply_after_a_block_is_blocked_again() {
+    let Some(client) = client() else { return };
+    let w = World::new("audit.cap = 3\n", |p| {
+        json!([
+            [write(&p.join("a.txt"), "hello\n")],
+            [text("Done.")],
+            [text("監査：問題なし")],
+            [text(AUDITED)]
+        ])
+    });
+    let out = w.run(client, "write a.txt", Some("claude-vscode"), &[]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), AUDITED);
+    let feedback = w.mock.feedback();
+    assert_eq!(feedback.len(), 2, "{feedback:#?}\n{}", w.debug_log());
+    assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
+    assert!(feedback[1].contains("stock_phrase"), "{}", feedback[1]);
+    let rows = w.scan();
+    assert_eq!(rows[0]["hook_blocks"], 2, "{rows:#?}");
+    assert_eq!(rows[0]["findings"], json!([]));
+}
+
+/// The cap (2) bounds the blocks across the prompts of one session.
+#[test]
+fn the_cap_holds_across_prompts() {
+    let Some(client) = client() else { return };
+    let w = World::new("", |p| {
+        json!([
+            // Prompt 1: blocked once, then audited.
+            [write(&p.join("a.txt"), "1\n")], [text("Done.")], [text(AUDITED)],
+            // Prompt 2: blocked once more; the unaudited reply reaches the cap.
+            [write(&p.join("a.txt"), "2\n")], [text("Done.")], [text("Done, really.")],
+            // Prompt 3: capped, no block.
+            [write(&p.join("a.txt"), "3\n")], [text("Done.")]
+        ])
+    });
+    w.run(client, "write a.txt", Some("claude-vscode"), &[]);
+    w.run(client, "again", Some("claude-vscode"), &["--continue"]);
+    w.run(client, "once more", Some("claude-vscode"), &["--continue"]);
+    assert_eq!(std::fs::read_to_string(w.project().join("a.txt")).unwrap(), "3\n");
+    let feedback = w.mock.feedback();
+    assert_eq!(feedback.len(), 2, "{feedback:#?}\n{}", w.debug_log());
+    let sessions = w.transcripts();
+    let counts: Vec<u32> = sessions
+        .iter()
+        .map(|s| w.count(&s.file_stem().unwrap().to_string_lossy()))
+        .collect();
+    assert_eq!(counts.iter().sum::<u32>(), 2, "{counts:?}");
+}
+
+/// `claude -p` is an unattended (`sdk-cli`) session: nobody reads a block.
+#[test]
+fn headless_sdk_cli_sessions_are_never_blocked() {
+    let Some(client) = client() else { return };
+    let w = World::new("", |p| {
+        json!([[write(&p.join("a.txt"), "x\n")], [text("Done.")]])
+    });
+    let out = w.run(client, "write a.txt", None, &[]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Done.");
+    assert!(w.mock.feedback().is_empty(), "{}", w.debug_log());
+    assert!(w.debug_log().contains("entrypoint sdk-cli is unattended"));
+    assert_eq!(w.check(&w.transcripts()[0])["verdict"], "allow");
+}
+
+fn subagent_replies(p: &Path) -> Value {
+    json!([
+        [tool("Agent", json!({"description": "write b.txt", "prompt": "Write b.txt", "subagent_type": "general-purpose"}))],
+        [write(&p.join("b.txt"), "hi\n")],
+        [text("Wrote b.txt.")],
+        [text("Done.")],
+        [text(AUDITED)],
+        [text(AUDITED)]
+    ])
+}
+
+/// By default a subagent's change is the launching turn's: the main Stop
+/// blocks, the SubagentStop does not, and the scan puts the change on the
+/// parent's row.
+#[test]
+fn a_subagent_write_is_audited_at_the_main_stop() {
+    let Some(client) = client() else { return };
+    let w = World::new("", subagent_replies);
+    w.run(client, "write b.txt with a subagent", Some("claude-vscode"), &[]);
+    assert!(w.project().join("b.txt").exists());
+    let feedback = w.mock.feedback();
+    assert_eq!(feedback.len(), 1, "{feedback:#?}\n{}", w.debug_log());
+    assert!(feedback[0].starts_with("Stop hook feedback:"), "{}", feedback[0]);
+    let rows = w.scan();
+    assert_eq!(rows.len(), 1, "the subagent file has no row: {rows:#?}");
+    assert_eq!(rows[0]["changed"], true);
+    assert_eq!(rows[0]["subagents"].as_array().unwrap().len(), 1);
+    assert_eq!(rows[0]["hook_blocked"], true);
+}
+
+/// With `gate_subagents`, the subagent is held to the audit at its own
+/// Stop, and the main agent is not blocked again for the same change.
+#[test]
+fn gate_subagents_blocks_the_subagent_itself() {
+    let Some(client) = client() else { return };
+    let w = World::new("gate_subagents = true\n", |p| {
+        json!([
+            [tool("Agent", json!({"description": "write b.txt", "prompt": "Write b.txt", "subagent_type": "general-purpose"}))],
+            [write(&p.join("b.txt"), "hi\n")],
+            // The subagent's answer is blocked; its audit passes.
+            [text("Wrote b.txt.")],
+            [text(AUDITED)],
+            // The main agent is not blocked again for the same change.
+            [text("Done.")]
+        ])
+    });
+    let out = w.run(client, "write b.txt with a subagent", Some("claude-vscode"), &[]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Done.");
+    let feedback = w.mock.feedback();
+    assert_eq!(feedback.len(), 1, "{feedback:#?}\n{}", w.debug_log());
+    let log = w.debug_log();
+    assert!(log.contains("flag agent-"), "{log}");
+    let agent_counts = std::fs::read_dir(w.state())
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().to_string();
+            n.starts_with("agent-") && n.ends_with(".count")
+        })
+        .count();
+    assert_eq!(agent_counts, 1, "the block counted against the subagent");
+}
+
+/// `output = "json"`: the block goes out as JSON on stdout, the client
+/// records a `hook_blocking_error` attachment, and the scan names the hook.
+#[test]
+fn json_output_blocks_and_the_scan_names_the_hook() {
+    let Some(client) = client() else { return };
+    let w = World::new("output = \"json\"\n", |p| {
+        json!([[write(&p.join("a.txt"), "x\n")], [text("Done.")], [text(AUDITED)]])
+    });
+    w.run(client, "write a.txt", Some("claude-vscode"), &[]);
+    assert_eq!(w.mock.feedback().len(), 1, "{}", w.debug_log());
+    let rows = w.scan();
+    assert_eq!(rows[0]["hook_blocked"], true);
+    let hooks = rows[0]["blocking_hooks"].as_array().unwrap();
+    assert!(
+        hooks.iter().any(|h| h.as_str().unwrap().ends_with("stopgate hook")),
+        "{rows:#?}"
+    );
+}
