@@ -81,8 +81,7 @@ pub fn tool_changes_files(
 /// gate looks for verification after it, and the archive scanner marks a
 /// turn as changed when there is one.
 pub fn last_change(uses: &[ToolCall]) -> Option<usize> {
-    uses.iter()
-        .rposition(|u| u.change().is_some())
+    uses.iter().rposition(|u| u.change().is_some())
 }
 
 /// Whether a shell command changes files, and by which rule.

@@ -139,7 +139,10 @@ fn any_turn_by_number() {
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
     let v = said("1");
-    assert_eq!((v["gate"].as_str(), v["rule"].as_str()), (Some("hollow"), Some("stock_phrase")));
+    assert_eq!(
+        (v["gate"].as_str(), v["rule"].as_str()),
+        (Some("hollow"), Some("stock_phrase"))
+    );
     assert_eq!(v["line"], 11);
     assert_eq!(said("2")["gate"], "ownership");
     assert_eq!(said("3")["gate"], "reverify");
@@ -147,5 +150,8 @@ fn any_turn_by_number() {
     let out = check(dir.path(), &["--turn", "99", p]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("gate_findings.jsonl") && err.contains("no turn 99"), "{err}");
+    assert!(
+        err.contains("gate_findings.jsonl") && err.contains("no turn 99"),
+        "{err}"
+    );
 }

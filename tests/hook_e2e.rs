@@ -785,14 +785,21 @@ fn gate_subagents_blocks_a_real_subagent_file() {
     let dir = h.dir.path().join("p9/subagents");
     std::fs::create_dir_all(&dir).unwrap();
     let sub = dir.join("agent-a9.jsonl");
-    std::fs::write(&sub, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    std::fs::write(
+        &sub,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .unwrap();
     let mut post = Hook::write_input("p9");
     post["tool_use_id"] = json!("toolu_s1");
     post["agent_id"] = json!("a9");
     post["agent_type"] = json!("general-purpose");
     assert_silent_allow(&h.run(post));
     assert!(h.state().join("agent-a9.flag").exists());
-    assert!(!h.state().join("p9.flag").exists(), "the subagent's, not the parent's");
+    assert!(
+        !h.state().join("p9.flag").exists(),
+        "the subagent's, not the parent's"
+    );
     let stop = json!({"session_id": "p9", "hook_event_name": "SubagentStop", "agent_id": "a9",
                       "agent_type": "general-purpose", "agent_transcript_path": &sub,
                       "transcript_path": h.dir.path().join("p9.jsonl"), "stop_hook_active": false,

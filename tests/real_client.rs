@@ -70,10 +70,8 @@ fn client() -> Option<&'static Path> {
             let prefix = root().join("target/real-client");
             let bin = prefix
                 .join("node_modules/@anthropic-ai/claude-code/bin/claude.exe");
-            let installed = Command::new(&bin)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| {
+            let installed =
+                Command::new(&bin).arg("--version").output().is_ok_and(|o| {
                     String::from_utf8_lossy(&o.stdout)
                         .starts_with(CLIENT_VERSION)
                 });
@@ -190,7 +188,11 @@ impl World {
             .arg(home.join(".claude/settings.json"))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let mock = Mock::start(dir.path(), &replies(&project));
         World { dir, mock }
     }
@@ -210,17 +212,31 @@ impl World {
     /// Run `claude -p PROMPT` in the project, attended
     /// (`CLAUDE_CODE_ENTRYPOINT=claude-vscode`) unless `entrypoint` says
     /// otherwise; `extra` adds arguments (`--continue`, `--allowedTools`).
-    fn run(&self, client: &Path, prompt: &str, entrypoint: Option<&str>, extra: &[&str]) -> Output {
+    fn run(
+        &self,
+        client: &Path,
+        prompt: &str,
+        entrypoint: Option<&str>,
+        extra: &[&str],
+    ) -> Output {
         let mut cmd = Command::new(client);
         cmd.arg("-p")
             .arg(prompt)
-            .args(["--permission-mode", "acceptEdits", "--model", "claude-sonnet-4-5"])
+            .args([
+                "--permission-mode",
+                "acceptEdits",
+                "--model",
+                "claude-sonnet-4-5",
+            ])
             .args(extra)
             .current_dir(self.project())
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home())
-            .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", self.mock.port))
+            .env(
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", self.mock.port),
+            )
             .env("ANTHROPIC_API_KEY", API_KEY)
             .env("DISABLE_AUTOUPDATER", "1")
             .env("DISABLE_TELEMETRY", "1")
@@ -242,7 +258,10 @@ impl World {
             }
             if started.elapsed() > RUN_LIMIT {
                 let _ = child.kill();
-                panic!("the client ran longer than {RUN_LIMIT:?}\n{}", self.debug_log());
+                panic!(
+                    "the client ran longer than {RUN_LIMIT:?}\n{}",
+                    self.debug_log()
+                );
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -258,7 +277,8 @@ impl World {
     }
 
     fn debug_log(&self) -> String {
-        std::fs::read_to_string(self.state().join("debug.log")).unwrap_or_default()
+        std::fs::read_to_string(self.state().join("debug.log"))
+            .unwrap_or_default()
     }
 
     fn count(&self, key: &str) -> u32 {
@@ -284,12 +304,22 @@ impl World {
     /// `stopgate scan --all-turns` over the client's transcripts.
     fn scan(&self) -> Vec<Value> {
         let out = Command::new(BIN)
-            .args(["scan", "--format", "jsonl", "--all-turns", "--no-progress"])
+            .args([
+                "scan",
+                "--format",
+                "jsonl",
+                "--all-turns",
+                "--no-progress",
+            ])
             .arg(self.home().join(".claude/projects"))
             .env("STOPGATE_CONFIG", self.dir.path().join("stopgate.toml"))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout)
             .unwrap()
             .lines()
@@ -342,7 +372,8 @@ fn write_then_done_blocks_once_then_the_audit_passes() {
     assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
     let sessions = w.transcripts();
     assert_eq!(sessions.len(), 1);
-    let session = sessions[0].file_stem().unwrap().to_string_lossy().to_string();
+    let session =
+        sessions[0].file_stem().unwrap().to_string_lossy().to_string();
     assert_eq!(w.count(&session), 1);
     // The transcript: one change turn, blocked once, audited at the end.
     let rows = w.scan();
@@ -361,16 +392,28 @@ fn a_file_changing_bash_command_is_a_change() {
     let Some(client) = client() else { return };
     let w = World::new("", |_| {
         json!([
-            [tool("Bash", json!({"command": "echo hi > b.txt", "description": "write b.txt"}))],
+            [tool(
+                "Bash",
+                json!({"command": "echo hi > b.txt", "description": "write b.txt"})
+            )],
             [text("Done.")],
             [text("no audit needed: one-line scratch file for the test")]
         ])
     });
-    w.run(client, "write b.txt with the shell", Some("claude-vscode"), &["--allowedTools", "Bash(echo:*)"]);
+    w.run(
+        client,
+        "write b.txt with the shell",
+        Some("claude-vscode"),
+        &["--allowedTools", "Bash(echo:*)"],
+    );
     assert!(w.project().join("b.txt").exists(), "the command ran");
     let feedback = w.mock.feedback();
     assert_eq!(feedback.len(), 1, "{feedback:#?}\n{}", w.debug_log());
-    assert!(w.debug_log().contains("post: Bash changes files"), "{}", w.debug_log());
+    assert!(
+        w.debug_log().contains("post: Bash changes files"),
+        "{}",
+        w.debug_log()
+    );
 }
 
 /// The reply to a block is judged: `監査：問題なし` is blocked again as a
@@ -404,17 +447,25 @@ fn the_cap_holds_across_prompts() {
     let w = World::new("", |p| {
         json!([
             // Prompt 1: blocked once, then audited.
-            [write(&p.join("a.txt"), "1\n")], [text("Done.")], [text(AUDITED)],
+            [write(&p.join("a.txt"), "1\n")],
+            [text("Done.")],
+            [text(AUDITED)],
             // Prompt 2: blocked once more; the unaudited reply reaches the cap.
-            [write(&p.join("a.txt"), "2\n")], [text("Done.")], [text("Done, really.")],
+            [write(&p.join("a.txt"), "2\n")],
+            [text("Done.")],
+            [text("Done, really.")],
             // Prompt 3: capped, no block.
-            [write(&p.join("a.txt"), "3\n")], [text("Done.")]
+            [write(&p.join("a.txt"), "3\n")],
+            [text("Done.")]
         ])
     });
     w.run(client, "write a.txt", Some("claude-vscode"), &[]);
     w.run(client, "again", Some("claude-vscode"), &["--continue"]);
     w.run(client, "once more", Some("claude-vscode"), &["--continue"]);
-    assert_eq!(std::fs::read_to_string(w.project().join("a.txt")).unwrap(), "3\n");
+    assert_eq!(
+        std::fs::read_to_string(w.project().join("a.txt")).unwrap(),
+        "3\n"
+    );
     let feedback = w.mock.feedback();
     assert_eq!(feedback.len(), 2, "{feedback:#?}\n{}", w.debug_log());
     let sessions = w.transcripts();
@@ -441,7 +492,10 @@ fn headless_sdk_cli_sessions_are_never_blocked() {
 
 fn subagent_replies(p: &Path) -> Value {
     json!([
-        [tool("Agent", json!({"description": "write b.txt", "prompt": "Write b.txt", "subagent_type": "general-purpose"}))],
+        [tool(
+            "Agent",
+            json!({"description": "write b.txt", "prompt": "Write b.txt", "subagent_type": "general-purpose"})
+        )],
         [write(&p.join("b.txt"), "hi\n")],
         [text("Wrote b.txt.")],
         [text("Done.")],
@@ -476,7 +530,10 @@ fn gate_subagents_blocks_the_subagent_itself() {
     let Some(client) = client() else { return };
     let w = World::new("gate_subagents = true\n", |p| {
         json!([
-            [tool("Agent", json!({"description": "write b.txt", "prompt": "Write b.txt", "subagent_type": "general-purpose"}))],
+            [tool(
+                "Agent",
+                json!({"description": "write b.txt", "prompt": "Write b.txt", "subagent_type": "general-purpose"})
+            )],
             [write(&p.join("b.txt"), "hi\n")],
             // The subagent's answer is blocked; its audit passes.
             [text("Wrote b.txt.")],
@@ -485,7 +542,12 @@ fn gate_subagents_blocks_the_subagent_itself() {
             [text("Done.")]
         ])
     });
-    let out = w.run(client, "write b.txt with a subagent", Some("claude-vscode"), &[]);
+    let out = w.run(
+        client,
+        "write b.txt with a subagent",
+        Some("claude-vscode"),
+        &[],
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Done.");
     let feedback = w.mock.feedback();
     assert_eq!(feedback.len(), 1, "{feedback:#?}\n{}", w.debug_log());
@@ -508,7 +570,11 @@ fn gate_subagents_blocks_the_subagent_itself() {
 fn json_output_blocks_and_the_scan_names_the_hook() {
     let Some(client) = client() else { return };
     let w = World::new("output = \"json\"\n", |p| {
-        json!([[write(&p.join("a.txt"), "x\n")], [text("Done.")], [text(AUDITED)]])
+        json!([
+            [write(&p.join("a.txt"), "x\n")],
+            [text("Done.")],
+            [text(AUDITED)]
+        ])
     });
     w.run(client, "write a.txt", Some("claude-vscode"), &[]);
     assert_eq!(w.mock.feedback().len(), 1, "{}", w.debug_log());

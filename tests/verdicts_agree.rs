@@ -99,13 +99,17 @@ fn hook_says(path: &Path) -> Said {
     let log = std::fs::read_to_string(state.join("debug.log")).unwrap();
     let last = log.lines().last().unwrap_or_default();
     if out.status.code() == Some(0) {
-        assert!(last.contains("Allow") || last.contains("unattended"), "{last}");
+        assert!(
+            last.contains("Allow") || last.contains("unattended"),
+            "{last}"
+        );
         return "allow".to_string();
     }
     assert_eq!(out.status.code(), Some(2), "{log}");
     // `stop: Block { gate: Audit, rule: "no_marker", … }`
     let gate = last.split("gate: ").nth(1).unwrap().split(',').next().unwrap();
-    let rule = last.split("rule: \"").nth(1).unwrap().split('"').next().unwrap();
+    let rule =
+        last.split("rule: \"").nth(1).unwrap().split('"').next().unwrap();
     finding_name(&gate.to_lowercase(), rule)
 }
 
@@ -167,9 +171,8 @@ fn hook_check_and_scan_agree() {
 
         // Every turn: check's library path against the scan's row.
         let t = Transcript::read(&path).unwrap();
-        let unattended = t
-            .entrypoint()
-            .is_some_and(|e| config.skips_entrypoint(&e));
+        let unattended =
+            t.entrypoint().is_some_and(|e| config.skips_entrypoint(&e));
         let mut turns = t.turns(Chain::Main);
         assert_eq!(turns.len(), report.turns.len(), "{}", path.display());
         for (i, turn) in turns.iter_mut().enumerate() {
@@ -177,8 +180,8 @@ fn hook_check_and_scan_agree() {
             let row = report_turn(turn, &gates, unattended);
             assert_eq!(row, report.turns[i], "{} turn {i}", path.display());
             if turn.kind().ends_in_stop() && !unattended {
-                let verdict =
-                    gates.evaluate(&Facts::of_turn(turn), &SessionView::default());
+                let verdict = gates
+                    .evaluate(&Facts::of_turn(turn), &SessionView::default());
                 let said = match verdict.block() {
                     Some(b) => finding_name(b.gate().as_str(), b.rule()),
                     None => "allow".to_string(),
@@ -195,7 +198,12 @@ fn hook_check_and_scan_agree() {
         }
         let scan = scan_says(report.turns.len() - 1);
         assert_eq!(hook_says(&path), scan, "hook vs scan: {}", path.display());
-        assert_eq!(check_says(&path, None), scan, "check vs scan: {}", path.display());
+        assert_eq!(
+            check_says(&path, None),
+            scan,
+            "check vs scan: {}",
+            path.display()
+        );
         if last.turn > 0 {
             assert_eq!(
                 check_says(&path, Some(last.turn)),

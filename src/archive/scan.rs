@@ -219,11 +219,11 @@ pub fn scan_file(
             scan_reader(path, file, entrypoint, gates, options)
         }
         Err(e) => FileReport {
-                path: path.to_path_buf(),
-                session_id,
-                subagent,
-                error: Some(e.to_string()),
-                ..FileReport::default()
+            path: path.to_path_buf(),
+            session_id,
+            subagent,
+            error: Some(e.to_string()),
+            ..FileReport::default()
         },
     }
 }
@@ -266,7 +266,8 @@ pub fn scan_reader<R: Read>(
         Ok(n) => report.bytes = n,
         Err(e) => report.error = Some(e.to_string()),
     }
-    let builder = std::mem::replace(&mut scan.builder, TurnBuilder::new(chain));
+    let builder =
+        std::mem::replace(&mut scan.builder, TurnBuilder::new(chain));
     if let Some(last) = builder.finish() {
         scan.judge(last);
     }
@@ -321,7 +322,11 @@ impl FileScan<'_> {
 }
 
 /// A turn's row: what the gates find in it, with the evidence.
-pub fn report_turn(turn: &Turn, gates: &Gates, unattended: bool) -> TurnReport {
+pub fn report_turn(
+    turn: &Turn,
+    gates: &Gates,
+    unattended: bool,
+) -> TurnReport {
     let facts = Facts::of_turn(turn);
     let blocks = if turn.kind().ends_in_stop() && !unattended {
         gates.findings(&facts)
@@ -377,11 +382,7 @@ fn excerpt(text: &str, matched: &[String]) -> String {
         .min()
         .unwrap_or(0);
     // Start a little before the match, on a character boundary.
-    let start = text[..at]
-        .char_indices()
-        .rev()
-        .nth(30)
-        .map_or(0, |(i, _)| i);
+    let start = text[..at].char_indices().rev().nth(30).map_or(0, |(i, _)| i);
     let mut out: String = text[start..]
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -412,13 +413,17 @@ mod tests {
 
     #[test]
     fn excerpts_are_one_line_and_bounded() {
-        let text = format!("{}\nWhich one should I go with?", "x ".repeat(100));
+        let text =
+            format!("{}\nWhich one should I go with?", "x ".repeat(100));
         let e = excerpt(&text, &["which…should i".to_string()]);
         assert!(e.starts_with('…'), "{e}");
         assert!(e.contains("Which one should I go with?"), "{e}");
         assert!(!e.contains('\n'));
         assert!(e.chars().count() <= EXCERPT_CHARS + 1);
         assert_eq!(excerpt("Done.", &[]), "Done.");
-        assert_eq!(excerpt("日本語のテキスト", &["テキ".to_string()]), "日本語のテキスト");
+        assert_eq!(
+            excerpt("日本語のテキスト", &["テキ".to_string()]),
+            "日本語のテキスト"
+        );
     }
 }

@@ -73,9 +73,8 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         }
     };
     turn.resolve_subagents(&args.file);
-    let unattended = transcript
-        .entrypoint()
-        .filter(|e| config.skips_entrypoint(e));
+    let unattended =
+        transcript.entrypoint().filter(|e| config.skips_entrypoint(e));
     let facts = Facts {
         changed: args.prompt_changed
             || (config.transcript_changes && turn.changed()),

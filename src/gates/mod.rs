@@ -328,8 +328,9 @@ impl Gates {
                 }
             }
             GateName::Hollow if facts.changed => {
-                let status = audit_status
-                    .get_or_insert_with(|| self.audit.status(facts.final_text));
+                let status = audit_status.get_or_insert_with(|| {
+                    self.audit.status(facts.final_text)
+                });
                 match self.hollow_rule(status, facts)? {
                     (HollowRule::StockPhrase, m) => Some(block(
                         "stock_phrase",

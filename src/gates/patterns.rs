@@ -144,7 +144,9 @@ impl PatternSet {
                     .enumerate()
                     .filter(|(_, l)| l.len() < outer.len())
                     .flat_map(|(j, l)| {
-                        outer.match_indices(l.as_str()).map(move |(at, _)| (j, at))
+                        outer
+                            .match_indices(l.as_str())
+                            .map(move |(at, _)| (j, at))
                     })
                     .collect()
             })

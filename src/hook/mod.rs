@@ -92,7 +92,9 @@ pub fn post_tool_use(
 ) -> Outcome {
     let key = match input.agent_id.as_deref().filter(|_| gate_subagents) {
         Some(agent) => safe_id(agent).map(agent_key),
-        None => input.session_id.as_deref().and_then(safe_id).map(str::to_string),
+        None => {
+            input.session_id.as_deref().and_then(safe_id).map(str::to_string)
+        }
     };
     let Some(key) = key else {
         return Outcome::allow("post: no usable session_id or agent_id");
@@ -175,10 +177,8 @@ pub fn stop(
     // earlier Stop consumed.
     let pending = lock.pending();
     let seen = lock.seen();
-    let unseen: Vec<&str> = turn
-        .change_keys()
-        .filter(|k| !seen.iter().any(|s| s == k))
-        .collect();
+    let unseen: Vec<&str> =
+        turn.change_keys().filter(|k| !seen.iter().any(|s| s == k)).collect();
     let transcript_change = config.transcript_changes && !unseen.is_empty();
     let changed = pending.is_some() || transcript_change;
     notes.push(format!(
@@ -266,7 +266,11 @@ impl<'a> StopTarget<'a> {
                 chain: Chain::Subagent,
             }),
             _ => Some(StopTarget {
-                key: input.session_id.as_deref().and_then(safe_id)?.to_string(),
+                key: input
+                    .session_id
+                    .as_deref()
+                    .and_then(safe_id)?
+                    .to_string(),
                 path: input.transcript_path.as_deref(),
                 chain: Chain::Main,
             }),

@@ -94,7 +94,11 @@ impl StateDir {
 
     /// Raise the change flag of session `key`, recording the change's
     /// `tool_use_id` when the client sent one.
-    pub fn raise_flag(&self, key: &str, tool_use_id: Option<&str>) -> io::Result<()> {
+    pub fn raise_flag(
+        &self,
+        key: &str,
+        tool_use_id: Option<&str>,
+    ) -> io::Result<()> {
         let mut f = OpenOptions::new()
             .append(true)
             .create(true)
@@ -226,7 +230,12 @@ impl SessionLock {
     /// `tool_use_id`s PostToolUse recorded (possibly none).
     pub fn pending(&self) -> Option<Vec<String>> {
         let text = self.read("flag")?;
-        Some(text.lines().filter(|l| !l.is_empty()).map(str::to_string).collect())
+        Some(
+            text.lines()
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect(),
+        )
     }
 
     /// Consume the pending changes: record their ids and `more` (the
@@ -245,7 +254,10 @@ impl SessionLock {
             Ok(()) => {
                 let mut s = String::new();
                 File::open(&taken)?.read_to_string(&mut s)?;
-                s.lines().filter(|l| !l.is_empty()).map(str::to_string).collect()
+                s.lines()
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string)
+                    .collect()
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => vec![],
             Err(e) => return Err(e),

@@ -18,7 +18,6 @@ mod sniff;
 mod source;
 mod turn;
 
-
 pub use self::lines::{Line, Lines, RevLines};
 pub use self::query::{
     FinalMessage, FinalText, ENTRYPOINT_HEAD_BYTES, ENTRYPOINT_LINES,

@@ -660,9 +660,8 @@ impl<'de> Deserialize<'de> for Record<'de> {
                             r.hook_errors = map.next_value::<Count>()?.0
                         }
                         RecordKey::ToolUseResult => {
-                            r.launched_agent = map
-                                .next_value::<StrIn<AgentResultKey>>()?
-                                .0
+                            r.launched_agent =
+                                map.next_value::<StrIn<AgentResultKey>>()?.0
                         }
                         RecordKey::Attachment => {
                             r.attachment =
@@ -844,9 +843,8 @@ impl<'de> Deserialize<'de> for MaybeAttachment<'de> {
                             a.kind = map.next_value::<Str>()?.0
                         }
                         AttachmentKey::BlockingError => {
-                            a.blocking_command = map
-                                .next_value::<StrIn<BlockingErrorKey>>()?
-                                .0
+                            a.blocking_command =
+                                map.next_value::<StrIn<BlockingErrorKey>>()?.0
                         }
                         AttachmentKey::Other => {
                             map.next_value::<IgnoredAny>()?;

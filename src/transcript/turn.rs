@@ -82,7 +82,9 @@ pub enum Chain {
 }
 
 /// What started a turn, and how it ended.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub enum TurnKind {
     /// A prompt a human typed (or a slash command that expands to one).
     #[default]
@@ -235,9 +237,11 @@ impl Turn {
             let changes = subagent_file(transcript, &launch.agent_id)
                 .and_then(|p| read_subagent_changes(&p));
             if let Some(changes) = changes.filter(|c| !c.is_empty()) {
-                if let Some(u) = self.tool_uses.iter_mut().find(|u| {
-                    u.id.is_some() && u.id == launch.tool_use_id
-                }) {
+                if let Some(u) = self
+                    .tool_uses
+                    .iter_mut()
+                    .find(|u| u.id.is_some() && u.id == launch.tool_use_id)
+                {
                     u.change = Some(ChangeReason::Subagent);
                 }
                 self.subagent_changes.extend(changes);
@@ -280,8 +284,7 @@ impl StopBlocks {
     }
 
     fn name(&mut self, command: &str) {
-        if !command.is_empty() && !self.commands.iter().any(|c| c == command)
-        {
+        if !command.is_empty() && !self.commands.iter().any(|c| c == command) {
             self.commands.push(command.to_string());
         }
     }
@@ -730,19 +733,26 @@ impl TurnBuilder {
             }
         }
         if let Some(text) = last_text(rec) {
-            t.final_text =
-                Some(TextAt { text: text.to_string(), offset: pos.offset, line: pos.line });
+            t.final_text = Some(TextAt {
+                text: text.to_string(),
+                offset: pos.offset,
+                line: pos.line,
+            });
         }
     }
 
     fn user(&mut self, rec: &Record<'_>) {
         let t = &mut self.open;
         if let Some(agent) = rec.launched_agent() {
-            let tool_use_id = rec.content().blocks().iter().find_map(|b| match b {
-                Block::ToolResult(r) => r.tool_use_id().map(str::to_string),
-                _ => None,
-            });
-            t.launches.push(Launch { tool_use_id, agent_id: agent.to_string() });
+            let tool_use_id =
+                rec.content().blocks().iter().find_map(|b| match b {
+                    Block::ToolResult(r) => {
+                        r.tool_use_id().map(str::to_string)
+                    }
+                    _ => None,
+                });
+            t.launches
+                .push(Launch { tool_use_id, agent_id: agent.to_string() });
             return;
         }
         let text = match rec.content() {
@@ -758,7 +768,9 @@ impl TurnBuilder {
                 t.stop_blocks.feedback += 1;
                 // Exit-2 blocks read `[<command>]: <stderr>`.
                 let rest = rest.trim_start();
-                if let Some(end) = rest.strip_prefix('[').and_then(|r| r.find("]: ")) {
+                if let Some(end) =
+                    rest.strip_prefix('[').and_then(|r| r.find("]: "))
+                {
                     t.stop_blocks.name(&rest[1..end + 1]);
                 }
             }

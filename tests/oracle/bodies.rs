@@ -76,13 +76,17 @@ pub fn sniff(data: &[u8]) {
     };
     let Some(object) = value.as_object() else { return };
     let parser = stopgate::transcript::RecordParser::new();
-    let parsed = parser.parse(data).ok().map(|r| r.type_name().map(str::to_string));
+    let parsed =
+        parser.parse(data).ok().map(|r| r.type_name().map(str::to_string));
     // The sniffers read the first of duplicate keys; the parser the last.
     let keys = data.windows(8).filter(|w| w == b"\"type\":\"").count();
     let plain = |t: &[u8]| !t.contains(&b'\\');
     match exact {
         Sniff::Type(t) if plain(t) && keys <= 1 => {
-            assert_eq!(parsed, Some(Some(String::from_utf8_lossy(t).into_owned())));
+            assert_eq!(
+                parsed,
+                Some(Some(String::from_utf8_lossy(t).into_owned()))
+            );
         }
         Sniff::NoType => {
             assert!(object.get("type").and_then(|t| t.as_str()).is_none())
@@ -91,7 +95,10 @@ pub fn sniff(data: &[u8]) {
     }
     if let Some(t) = quick {
         if keys <= 1 {
-            assert_eq!(Some(t), object.get("type").and_then(|t| t.as_str()).map(str::as_bytes));
+            assert_eq!(
+                Some(t),
+                object.get("type").and_then(|t| t.as_str()).map(str::as_bytes)
+            );
         }
     }
 }

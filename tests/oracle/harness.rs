@@ -84,7 +84,9 @@ pub fn check_against_oracle(path: &Path, bytes: &[u8]) {
             let tools: Vec<(String, Option<String>)> = turn
                 .tool_uses()
                 .iter()
-                .map(|u| (u.name().to_string(), u.command().map(str::to_string)))
+                .map(|u| {
+                    (u.name().to_string(), u.command().map(str::to_string))
+                })
                 .collect();
             assert_eq!(tools, want_turn.tool_uses, "{ctx}");
             assert_eq!(

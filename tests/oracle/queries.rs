@@ -251,14 +251,14 @@ pub fn is_real_prompt(v: &Value) -> bool {
     let first = first.trim_start();
     !first.starts_with("[Request interrupted by user")
         && ![
-        "<local-command-stdout>",
-        "<local-command-stderr>",
-        "<bash-stdout>",
-        "<bash-stderr>",
-        "Caveat: ",
-    ]
-    .iter()
-    .any(|w| first.starts_with(w))
+            "<local-command-stdout>",
+            "<local-command-stderr>",
+            "<bash-stdout>",
+            "<bash-stderr>",
+            "Caveat: ",
+        ]
+        .iter()
+        .any(|w| first.starts_with(w))
 }
 
 /// Whether a record starts a turn: a real prompt, or a local command's
