@@ -7,26 +7,40 @@
 //!
 //! # The Stop sequence
 //!
-//! 1. a sanitised `session_id` ([`safe_id`]), or allow;
+//! 1. whose Stop: the session (`session_id`, sanitised by [`safe_id`]) and
+//!    its transcript, or with `gate_subagents` at SubagentStop the
+//!    subagent (`agent_id`) and its own file; else allow;
 //! 2. unattended entrypoints (`CLAUDE_CODE_ENTRYPOINT`, else the
-//!    transcript's head) allow every gate, and clear the flag;
-//! 3. the current turn is read from the transcript's tail;
-//! 4. under the session's lock: whether files changed (the flag, or, unless
-//!    switched off, a file-changing tool use in the turn that no earlier
-//!    Stop consumed), the prompt count and the nag hashes;
+//!    transcript's head) allow every gate, and consume the pending
+//!    changes;
+//! 3. the turn is read from the transcript's tail by the one turn model
+//!    ([`Transcript::read_current_turn`]), with the work of the subagents
+//!    it launched folded in (unless they are gated on their own);
+//! 4. under the session's lock: whether files changed, that is a pending
+//!    change (the flag PostToolUse raised, with the `tool_use_id`s it
+//!    recorded) or, unless switched off, a file-changing tool use of the
+//!    turn whose key no earlier Stop consumed; the prompt count and the
+//!    nag hashes;
 //! 5. the gates run in the configured order ([`Gates::evaluate`]): the
 //!    ownership and reverify gates nag once per identical final text; the
 //!    audit and hollow gates need a change and a session under its cap;
-//! 6. the change is consumed (flag deleted, tool use recorded) whatever the
-//!    audit decides, unless an earlier gate blocked first, in which case
-//!    it waits for the next Stop, so it is still audited;
-//! 7. a block by the audit or hollow gate counts towards the cap; a block
-//!    by the others records the text's hash.
+//! 6. **a change stays pending until it is audited**: it is consumed
+//!    (its ids and the turn's change keys recorded as seen, the flag
+//!    lowered) only when the Stop is allowed, because the audit and hollow
+//!    gates passed or the cap was reached. A block leaves it pending, so
+//!    the agent's reply to the block is judged at the next Stop, and a
+//!    tool use that reaches the transcript late (its id already consumed)
+//!    cannot count as a second change;
+//! 7. a block by the audit or hollow gate counts towards the cap, which
+//!    bounds every loop; a block by the others records the text's hash.
 //!
 //! The final text is `last_assistant_message` when the client sends it
 //! (the transcript may lag), else the turn's. SubagentStop allows and
-//! leaves the flag alone, unless `gate_subagents` is on: then the gates run
-//! on `agent_transcript_path` with state keyed by `agent_id`.
+//! leaves the changes to the main agent's Stop, unless `gate_subagents` is
+//! on: then PostToolUse inside a subagent (its input carries `agent_id`)
+//! raises the subagent's flag, and SubagentStop runs the gates on
+//! `agent_transcript_path`, whose every line is a sidechain line, with
+//! state keyed by `agent_id`.
 
 mod input;
 mod state;
