@@ -52,7 +52,7 @@ use crate::transcript::{Chain, Transcript};
 
 pub use self::input::{safe_id, Event, HookInput, MAX_INPUT};
 pub use self::state::{
-    default_dir, SessionLock, StateDir, CLEANUP_BUDGET, MAX_AGE,
+    default_dir, SessionLock, StateDir, CLEANUP_BUDGET, MAX_AGE, MAX_SEEN,
 };
 
 /// What the hook decided.
