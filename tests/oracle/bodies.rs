@@ -79,7 +79,9 @@ pub fn sniff(data: &[u8]) {
     let parsed =
         parser.parse(data).ok().map(|r| r.type_name().map(str::to_string));
     // The sniffers read the first of duplicate keys; the parser the last.
-    let keys = data.windows(8).filter(|w| w == b"\"type\":\"").count();
+    // (A `"type":` inside a string is escaped, so this over-counts never
+    // under-counts.)
+    let keys = data.windows(7).filter(|w| w == b"\"type\":").count();
     let plain = |t: &[u8]| !t.contains(&b'\\');
     match exact {
         Sniff::Type(t) if plain(t) && keys <= 1 => {
