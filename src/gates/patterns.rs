@@ -91,7 +91,9 @@ pub struct PatternSet {
     /// contains and where: a leftmost-first automaton reports only the
     /// longer one, so "should i go with" would hide the "should i" of
     /// `Near("which", "should i")`. Each match also stands for these.
-    inner: Vec<Vec<(usize, usize)>>,
+    /// Computed on first use, like the automaton: most hook runs never
+    /// match a set.
+    inner: std::sync::OnceLock<Vec<Vec<(usize, usize)>>>,
 }
 
 fn is_sentence_end(c: char) -> bool {
@@ -134,27 +136,38 @@ impl PatternSet {
         // must win over a shorter one it contains.
         literals.sort_by_key(|l| std::cmp::Reverse(l.len()));
         literals.dedup();
-        let folded: Vec<String> =
-            literals.iter().map(|l| l.to_ascii_lowercase()).collect();
-        let inner = folded
-            .iter()
-            .map(|outer| {
-                folded
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, l)| l.len() < outer.len())
-                    .flat_map(|(j, l)| {
-                        outer
-                            .match_indices(l.as_str())
-                            .map(move |(at, _)| (j, at))
-                    })
-                    .collect()
-            })
-            .collect();
         Ok(PatternSet {
             keywords: LazyKeywords::new(literals, dfa)?,
             rules,
-            inner,
+            inner: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// For each keyword, the shorter keywords it contains and where.
+    fn inner(&self) -> &[Vec<(usize, usize)>] {
+        self.inner.get_or_init(|| {
+            let folded: Vec<String> = self
+                .keywords
+                .get()
+                .keywords()
+                .iter()
+                .map(|l| l.to_ascii_lowercase())
+                .collect();
+            folded
+                .iter()
+                .map(|outer| {
+                    folded
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, l)| l.len() < outer.len())
+                        .flat_map(|(j, l)| {
+                            outer
+                                .match_indices(l.as_str())
+                                .map(move |(at, _)| (j, at))
+                        })
+                        .collect()
+                })
+                .collect()
         })
     }
 
@@ -164,7 +177,7 @@ impl PatternSet {
         let mut matches: Vec<(usize, usize, &str)> = vec![];
         for m in keywords.find_iter(text) {
             matches.push((m.start(), m.end(), keywords.keyword(m)));
-            for &(j, at) in &self.inner[m.keyword_index()] {
+            for &(j, at) in &self.inner()[m.keyword_index()] {
                 let k = &keywords.keywords()[j];
                 let start = m.start() + at;
                 matches.push((start, start + k.len(), k));
