@@ -1,7 +1,7 @@
 //! Scanning one transcript file, turn by turn.
 //!
 //! The file is streamed forward ([`for_each_line`]); each line is judged
-//! from its bytes ([`worth_parsing`]), and only the lines a turn needs are
+//! from its bytes ([`TurnBuilder::wants`]), and only the lines a turn needs are
 //! parsed and fed to the one turn model ([`TurnBuilder`]), the same one the
 //! hook and `stopgate check` use. Each finished turn gets its subagents'
 //! work folded in ([`Turn::resolve_subagents`]) and is judged by the very
@@ -20,8 +20,7 @@ use super::reader::{for_each_line, ChunkLine};
 use crate::config::GateName;
 use crate::gates::{AuditStatus, Block, Facts, Gates};
 use crate::transcript::{
-    worth_parsing, Chain, LinePos, RecordParser, Transcript, Turn,
-    TurnBuilder, TurnKind,
+    Chain, LinePos, RecordParser, Transcript, Turn, TurnBuilder, TurnKind,
 };
 
 /// A finding, from the fixed vocabulary of `stopgate scan`.
@@ -294,7 +293,7 @@ struct FileScan<'a> {
 impl FileScan<'_> {
     fn line(&mut self, line: ChunkLine<'_>) {
         self.lines += 1;
-        if line.bytes.is_empty() || !worth_parsing(line.bytes) {
+        if line.bytes.is_empty() || !self.builder.wants(line.bytes) {
             return;
         }
         self.parser.reset();

@@ -48,8 +48,8 @@ use std::path::{Path, PathBuf};
 
 use memchr::memmem;
 
-use super::lines::{Lines, RevLines};
-use super::query::is_blank;
+use super::lines::Lines;
+use super::query::{is_blank, walk_rev};
 use super::record::{Block, Content, Record, RecordParser, RecordType};
 use super::sniff::quick_type;
 use super::source::Transcript;
@@ -512,26 +512,8 @@ fn is_command_prompt(text: &str) -> bool {
     t.starts_with("<command-name>") || t.starts_with("<command-message>")
 }
 
-/// Whether a line is worth parsing for a turn, judged from its bytes: the
-/// top-level type where it can be read cheaply, and a substring probe for
-/// the few records of those types that matter.
-///
-/// It is sound: it says `false` only for lines that [`TurnBuilder::push`]
-/// would ignore.
-pub fn worth_parsing(line: &[u8]) -> bool {
-    match quick_type(line) {
-        // A tool result matters only if it names a subagent. Claude Code
-        // writes the block's type within a line's first few hundred bytes;
-        // a line where it comes later is parsed, which is slower but gives
-        // the same answer.
-        Some(b"user") => !holds_tool_result(line) || AGENT_ID.find(line),
-        Some(b"system") => SUMMARY.find(line) || LOCAL_COMMAND.find(line),
-        Some(b"attachment") => BLOCKING.find(line),
-        Some(b"assistant") | None => true,
-        Some(_) => false,
-    }
-}
-
+/// The tools whose result may name a subagent (`toolUseResult.agentId`).
+const LAUNCH_TOOLS: &[&str] = &["Task", "Agent"];
 /// A substring probe, built once.
 struct Probe {
     needle: &'static [u8],
@@ -550,7 +532,6 @@ impl Probe {
 }
 
 static TOOL_RESULT: Probe = Probe::new(b"\"tool_result\"");
-static AGENT_ID: Probe = Probe::new(b"\"agentId\"");
 static SUMMARY: Probe = Probe::new(b"\"stop_hook_summary\"");
 static LOCAL_COMMAND: Probe = Probe::new(b"\"local_command\"");
 static BLOCKING: Probe = Probe::new(b"\"hook_blocking_error\"");
@@ -620,6 +601,9 @@ pub struct TurnBuilder {
     open: Turn,
     started: bool,
     next_index: usize,
+    /// Task or Agent tool uses of the open turn whose result has not named
+    /// a subagent yet: only then are tool results worth parsing.
+    unanswered_launches: usize,
 }
 
 impl TurnBuilder {
@@ -636,6 +620,30 @@ impl TurnBuilder {
             open: Turn::default(),
             started: false,
             next_index: first,
+            unanswered_launches: 0,
+        }
+    }
+
+    /// Whether a line is worth parsing, judged from its bytes: the
+    /// top-level type where it can be read cheaply, and a substring probe
+    /// for the few records of those types that matter.
+    ///
+    /// It is sound: it says `false` only for lines that
+    /// [`TurnBuilder::push`] would ignore. Tool results, which carry most
+    /// of a transcript's bytes, matter only while a Task or Agent tool use
+    /// waits for the result that names its subagent.
+    pub fn wants(&self, line: &[u8]) -> bool {
+        match quick_type(line) {
+            // Claude Code writes the block's type within a line's first
+            // few hundred bytes; a line where it comes later is parsed,
+            // which is slower but gives the same answer.
+            Some(b"user") => {
+                self.unanswered_launches > 0 || !holds_tool_result(line)
+            }
+            Some(b"system") => SUMMARY.find(line) || LOCAL_COMMAND.find(line),
+            Some(b"attachment") => BLOCKING.find(line),
+            Some(b"assistant") | None => true,
+            Some(_) => false,
         }
     }
 
@@ -652,6 +660,7 @@ impl TurnBuilder {
         }
         if let Some(kind) = turn_start(rec) {
             let done = self.take();
+            self.unanswered_launches = 0;
             self.started = true;
             let text = user_text(rec);
             self.open.kind = kind;
@@ -723,9 +732,13 @@ impl TurnBuilder {
         t.any_assistant = true;
         for (i, block) in rec.content().blocks().iter().enumerate() {
             if let Block::ToolUse(u) = block {
+                let name = u.name().unwrap_or("");
+                if LAUNCH_TOOLS.contains(&name) {
+                    self.unanswered_launches += 1;
+                }
                 t.tool_uses.push(ToolCall::new(
                     u.id(),
-                    u.name().unwrap_or(""),
+                    name,
                     u.input(),
                     pos.offset,
                     i,
@@ -753,6 +766,8 @@ impl TurnBuilder {
                 });
             t.launches
                 .push(Launch { tool_use_id, agent_id: agent.to_string() });
+            self.unanswered_launches =
+                self.unanswered_launches.saturating_sub(1);
             return;
         }
         let text = match rec.content() {
@@ -903,24 +918,15 @@ impl Transcript {
         let bytes = self.as_bytes();
         let mut parser = RecordParser::new();
         let mut start = None;
-        let mut corrupt = 0;
-        for line in RevLines::new(bytes) {
-            if line.is_empty() || !might_start_turn(line.as_bytes()) {
-                continue;
-            }
-            parser.reset();
-            match parser.parse(line.as_bytes()) {
-                Ok(rec) => {
-                    let own = chain == Chain::Subagent || !rec.is_sidechain();
-                    if own && turn_start(&rec).is_some() {
-                        start = Some(line.offset());
-                        break;
-                    }
+        let corrupt =
+            walk_rev(bytes, &mut parser, might_start_turn, |line, rec| {
+                let own = chain == Chain::Subagent || !rec.is_sidechain();
+                if own && turn_start(rec).is_some() {
+                    start = Some(line.offset());
+                    return ControlFlow::Break(());
                 }
-                Err(_) if line.is_terminated() => corrupt += 1,
-                Err(_) => {}
-            }
-        }
+                ControlFlow::Continue(())
+            });
         let from = start.unwrap_or(0);
         let mut turn = self
             .turns_from(chain, from, |_| ControlFlow::Continue(()))
@@ -960,7 +966,7 @@ impl Transcript {
         let mut corrupt = 0;
         for line in Lines::new(&bytes[from..]) {
             line_no = line_no.map(|n| n + 1);
-            if line.is_empty() || !worth_parsing(line.as_bytes()) {
+            if line.is_empty() || !builder.wants(line.as_bytes()) {
                 continue;
             }
             parser.reset();
