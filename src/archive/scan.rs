@@ -371,24 +371,38 @@ const EXCERPT_CHARS: usize = 120;
 /// A one-line excerpt of `text` around the first of `matched` found in it
 /// (a pattern `a…b` is looked up by `a`), else its start.
 fn excerpt(text: &str, matched: &[String]) -> String {
-    let lower = text.to_ascii_lowercase();
-    let at = matched
-        .iter()
-        .filter_map(|m| {
-            let head = m.split('…').next().unwrap_or(m);
-            lower.find(&head.to_ascii_lowercase())
-        })
-        .min()
-        .unwrap_or(0);
-    // Start a little before the match, on a character boundary.
+    let at = if matched.is_empty() {
+        0
+    } else {
+        let lower = text.to_ascii_lowercase();
+        matched
+            .iter()
+            .filter_map(|m| {
+                let head = m.split('…').next().unwrap_or(m);
+                lower.find(&head.to_ascii_lowercase())
+            })
+            .min()
+            .unwrap_or(0)
+    };
+    // Start a little before the match, on a character boundary, and look
+    // no further than the excerpt can reach: the work is bounded, however
+    // long the text.
     let start = text[..at].char_indices().rev().nth(30).map_or(0, |(i, _)| i);
-    let mut out: String = text[start..]
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .take(EXCERPT_CHARS)
-        .collect();
+    let mut out = String::with_capacity(EXCERPT_CHARS * 3);
+    let mut chars = 0;
+    for word in text[start..].split_whitespace() {
+        if chars >= EXCERPT_CHARS {
+            break;
+        }
+        if chars > 0 {
+            out.push(' ');
+            chars += 1;
+        }
+        for c in word.chars().take(EXCERPT_CHARS.saturating_sub(chars)) {
+            out.push(c);
+            chars += 1;
+        }
+    }
     if start > 0 {
         out.insert(0, '…');
     }

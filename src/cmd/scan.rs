@@ -134,7 +134,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         b.finish_and_clear();
     }
 
-    let mut out = io::stdout().lock();
+    let mut out = io::BufWriter::new(io::stdout().lock());
     let written = match args.format {
         Format::Table => {
             write_table(&mut out, &reports, &walked, elapsed, threads)
@@ -218,32 +218,68 @@ fn write_jsonl(
     all: bool,
 ) -> io::Result<()> {
     for row in rows(reports, all) {
-        let obj = serde_json::json!({
-            "file": row.report.path.display().to_string(),
-            "session_id": row.report.session_id,
-            "turn": row.turn.turn,
-            "kind": row.turn.kind.as_str(),
-            "timestamp": row.turn.timestamp,
-            "entrypoint": row.report.entrypoint,
-            "changed": row.turn.changed,
-            "audit": row.turn.audit,
-            "findings": row.findings(),
-            "evidence": row.turn.findings.iter().map(|e| serde_json::json!({
-                "finding": e.finding.as_str(),
-                "rule": e.rule,
-                "matched": e.matched,
-                "line": e.line,
-                "excerpt": e.excerpt,
-            })).collect::<Vec<_>>(),
-            "subagents": row.turn.subagents,
-            "hooks_ran": row.turn.hooks_ran,
-            "hook_blocked": row.turn.hook_blocked,
-            "hook_blocks": row.turn.hook_blocks,
-            "blocking_hooks": row.turn.blocking_hooks,
-        });
-        writeln!(out, "{obj}")?;
+        let t = row.turn;
+        let line = JsonRow {
+            file: row.report.path.display().to_string(),
+            session_id: &row.report.session_id,
+            turn: t.turn,
+            kind: t.kind.as_str(),
+            timestamp: t.timestamp.as_deref(),
+            entrypoint: row.report.entrypoint.as_deref(),
+            changed: t.changed,
+            audit: &t.audit,
+            findings: row.findings(),
+            evidence: t
+                .findings
+                .iter()
+                .map(|e| JsonEvidence {
+                    finding: e.finding.as_str(),
+                    rule: e.rule,
+                    matched: &e.matched,
+                    line: e.line,
+                    excerpt: &e.excerpt,
+                })
+                .collect(),
+            subagents: &t.subagents,
+            hooks_ran: &t.hooks_ran,
+            hook_blocked: t.hook_blocked,
+            hook_blocks: t.hook_blocks,
+            blocking_hooks: &t.blocking_hooks,
+        };
+        serde_json::to_writer(&mut *out, &line)?;
+        out.write_all(b"\n")?;
     }
     Ok(())
+}
+
+/// One JSONL row, in column order.
+#[derive(serde::Serialize)]
+struct JsonRow<'a> {
+    file: String,
+    session_id: &'a str,
+    turn: usize,
+    kind: &'static str,
+    timestamp: Option<&'a str>,
+    entrypoint: Option<&'a str>,
+    changed: bool,
+    audit: &'a str,
+    findings: Vec<&'static str>,
+    evidence: Vec<JsonEvidence<'a>>,
+    subagents: &'a [String],
+    hooks_ran: &'a [String],
+    hook_blocked: bool,
+    hook_blocks: usize,
+    blocking_hooks: &'a [String],
+}
+
+/// One finding's evidence in a JSONL row.
+#[derive(serde::Serialize)]
+struct JsonEvidence<'a> {
+    finding: &'static str,
+    rule: &'static str,
+    matched: &'a [String],
+    line: Option<u64>,
+    excerpt: &'a str,
 }
 
 fn write_csv(
