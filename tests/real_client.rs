@@ -276,6 +276,19 @@ impl World {
         out
     }
 
+    /// Run an attended `claude -p PROMPT`; its answer, trimmed.
+    fn ask(&self, client: &Path, prompt: &str, extra: &[&str]) -> String {
+        let out = self.run(client, prompt, Some("claude-vscode"), extra);
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// The block reasons that reached the model, which must be `n`.
+    fn feedback(&self, n: usize) -> Vec<String> {
+        let feedback = self.mock.feedback();
+        assert_eq!(feedback.len(), n, "{feedback:#?}\n{}", self.debug_log());
+        feedback
+    }
+
     fn debug_log(&self) -> String {
         std::fs::read_to_string(self.state().join("debug.log"))
             .unwrap_or_default()
@@ -365,10 +378,8 @@ fn write_then_done_blocks_once_then_the_audit_passes() {
             [text(AUDITED)]
         ])
     });
-    let out = w.run(client, "write a.txt", Some("claude-vscode"), &[]);
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), AUDITED);
-    let feedback = w.mock.feedback();
-    assert_eq!(feedback.len(), 1, "{feedback:#?}\n{}", w.debug_log());
+    assert_eq!(w.ask(client, "write a.txt", &[]), AUDITED);
+    let feedback = w.feedback(1);
     assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
     let sessions = w.transcripts();
     assert_eq!(sessions.len(), 1);
@@ -400,15 +411,13 @@ fn a_file_changing_bash_command_is_a_change() {
             [text("no audit needed: one-line scratch file for the test")]
         ])
     });
-    w.run(
+    w.ask(
         client,
         "write b.txt with the shell",
-        Some("claude-vscode"),
         &["--allowedTools", "Bash(echo:*)"],
     );
     assert!(w.project().join("b.txt").exists(), "the command ran");
-    let feedback = w.mock.feedback();
-    assert_eq!(feedback.len(), 1, "{feedback:#?}\n{}", w.debug_log());
+    w.feedback(1);
     assert!(
         w.debug_log().contains("post: Bash changes files"),
         "{}",
@@ -429,10 +438,8 @@ fn a_hollow_reply_after_a_block_is_blocked_again() {
             [text(AUDITED)]
         ])
     });
-    let out = w.run(client, "write a.txt", Some("claude-vscode"), &[]);
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), AUDITED);
-    let feedback = w.mock.feedback();
-    assert_eq!(feedback.len(), 2, "{feedback:#?}\n{}", w.debug_log());
+    assert_eq!(w.ask(client, "write a.txt", &[]), AUDITED);
+    let feedback = w.feedback(2);
     assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
     assert!(feedback[1].contains("stock_phrase"), "{}", feedback[1]);
     let rows = w.scan();
@@ -459,15 +466,14 @@ fn the_cap_holds_across_prompts() {
             [text("Done.")]
         ])
     });
-    w.run(client, "write a.txt", Some("claude-vscode"), &[]);
-    w.run(client, "again", Some("claude-vscode"), &["--continue"]);
-    w.run(client, "once more", Some("claude-vscode"), &["--continue"]);
+    w.ask(client, "write a.txt", &[]);
+    w.ask(client, "again", &["--continue"]);
+    w.ask(client, "once more", &["--continue"]);
     assert_eq!(
         std::fs::read_to_string(w.project().join("a.txt")).unwrap(),
         "3\n"
     );
-    let feedback = w.mock.feedback();
-    assert_eq!(feedback.len(), 2, "{feedback:#?}\n{}", w.debug_log());
+    w.feedback(2);
     let sessions = w.transcripts();
     let counts: Vec<u32> = sessions
         .iter()
@@ -511,10 +517,9 @@ fn subagent_replies(p: &Path) -> Value {
 fn a_subagent_write_is_audited_at_the_main_stop() {
     let Some(client) = client() else { return };
     let w = World::new("", subagent_replies);
-    w.run(client, "write b.txt with a subagent", Some("claude-vscode"), &[]);
+    w.ask(client, "write b.txt with a subagent", &[]);
     assert!(w.project().join("b.txt").exists());
-    let feedback = w.mock.feedback();
-    assert_eq!(feedback.len(), 1, "{feedback:#?}\n{}", w.debug_log());
+    let feedback = w.feedback(1);
     assert!(feedback[0].starts_with("Stop hook feedback:"), "{}", feedback[0]);
     let rows = w.scan();
     assert_eq!(rows.len(), 1, "the subagent file has no row: {rows:#?}");
@@ -542,15 +547,8 @@ fn gate_subagents_blocks_the_subagent_itself() {
             [text("Done.")]
         ])
     });
-    let out = w.run(
-        client,
-        "write b.txt with a subagent",
-        Some("claude-vscode"),
-        &[],
-    );
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Done.");
-    let feedback = w.mock.feedback();
-    assert_eq!(feedback.len(), 1, "{feedback:#?}\n{}", w.debug_log());
+    assert_eq!(w.ask(client, "write b.txt with a subagent", &[]), "Done.");
+    w.feedback(1);
     let log = w.debug_log();
     assert!(log.contains("flag agent-"), "{log}");
     let agent_counts = std::fs::read_dir(w.state())
@@ -576,8 +574,8 @@ fn json_output_blocks_and_the_scan_names_the_hook() {
             [text(AUDITED)]
         ])
     });
-    w.run(client, "write a.txt", Some("claude-vscode"), &[]);
-    assert_eq!(w.mock.feedback().len(), 1, "{}", w.debug_log());
+    w.ask(client, "write a.txt", &[]);
+    w.feedback(1);
     let rows = w.scan();
     assert_eq!(rows[0]["hook_blocked"], true);
     let hooks = rows[0]["blocking_hooks"].as_array().unwrap();

@@ -70,25 +70,3 @@ impl HookInput {
         }
     }
 }
-
-/// A session or agent id that is safe in a file name.
-///
-/// It must match `^[A-Za-z0-9._-]{1,128}$` and not be only dots, which
-/// guards against path traversal (`../../x`) in state file names.
-///
-/// ```
-/// use stopgate::hook::safe_id;
-///
-/// assert_eq!(safe_id("3f2a-b.c_d"), Some("3f2a-b.c_d"));
-/// assert_eq!(safe_id("../../x"), None);
-/// assert_eq!(safe_id(".."), None);
-/// assert_eq!(safe_id(""), None);
-/// ```
-pub fn safe_id(id: &str) -> Option<&str> {
-    let ok = (1..=128).contains(&id.len())
-        && id.bytes().all(|b| {
-            b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')
-        })
-        && !id.bytes().all(|b| b == b'.');
-    ok.then_some(id)
-}

@@ -50,10 +50,11 @@ use crate::config::{Config, GateName};
 use crate::gates::{text_hash, Facts, Gates, SessionView, Verdict};
 use crate::transcript::{Chain, Transcript};
 
-pub use self::input::{safe_id, Event, HookInput, MAX_INPUT};
+pub use self::input::{Event, HookInput, MAX_INPUT};
 pub use self::state::{
     default_dir, SessionLock, StateDir, CLEANUP_BUDGET, MAX_AGE, MAX_SEEN,
 };
+pub use crate::transcript::safe_id;
 
 /// What the hook decided.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -30,6 +30,6 @@ pub use self::record::{
 pub use self::sniff::{quick_type, top_level_type, Sniff};
 pub use self::source::Transcript;
 pub use self::turn::{
-    is_real_prompt, Chain, LinePos, Prompt, StopBlocks, ToolCall, Turn,
-    TurnBuilder, TurnKind, STOP_FEEDBACK, TURN_MAX_BYTES,
+    is_real_prompt, safe_id, Chain, LinePos, Prompt, StopBlocks, ToolCall,
+    Turn, TurnBuilder, TurnKind, STOP_FEEDBACK, TURN_MAX_BYTES,
 };

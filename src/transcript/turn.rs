@@ -828,10 +828,34 @@ fn last_text<'a>(rec: &Record<'a>) -> Option<&'a str> {
     }
 }
 
+/// A session or agent id that is safe in a file name.
+///
+/// It must match `^[A-Za-z0-9._-]{1,128}$` and not be only dots, which
+/// guards against path traversal (`../../x`) in the file names built from
+/// it: the hook's state files, and a subagent's transcript
+/// (`agent-<id>.jsonl`).
+///
+/// ```
+/// use stopgate::hook::safe_id;
+///
+/// assert_eq!(safe_id("3f2a-b.c_d"), Some("3f2a-b.c_d"));
+/// assert_eq!(safe_id("../../x"), None);
+/// assert_eq!(safe_id(".."), None);
+/// assert_eq!(safe_id(""), None);
+/// ```
+pub fn safe_id(id: &str) -> Option<&str> {
+    let ok = (1..=128).contains(&id.len())
+        && id.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')
+        })
+        && !id.bytes().all(|b| b == b'.');
+    ok.then_some(id)
+}
+
 /// Where the file of subagent `agent` of the session at `transcript` is.
 fn subagent_file(transcript: &Path, agent: &str) -> Option<PathBuf> {
     // The id names a file: it must not climb out of the folder.
-    crate::hook::safe_id(agent)?;
+    safe_id(agent)?;
     let dir = transcript.parent()?;
     let stem = transcript.file_stem()?;
     let name = format!("agent-{agent}.jsonl");
