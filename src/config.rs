@@ -15,6 +15,22 @@ use serde::{Deserialize, Serialize};
 /// The defaults, as a commented `stopgate.toml`.
 pub const DEFAULT_TOML: &str = include_str!("default_config.toml");
 
+/// The most phrases a list of phrases may hold: every phrase is compiled
+/// into the hook's automata at each run.
+pub const MAX_KEYWORDS: usize = 256;
+
+/// The longest phrase, in bytes.
+pub const MAX_KEYWORD_LEN: usize = 256;
+
+/// The range `timeout_ms` is clamped to, in milliseconds.
+pub const TIMEOUT_RANGE_MS: (u64, u64) = (100, 60_000);
+
+/// The default of `timeout_ms`.
+pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
+
+/// The largest configuration file read, in bytes.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
 /// The whole configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -69,6 +85,8 @@ pub struct OwnershipConfig {
     pub enabled: bool,
     /// Deferring is a fault only after at least this many tool uses.
     pub min_tool_uses: usize,
+    /// How many times one session may be blocked by this gate.
+    pub cap: u32,
     /// The block message.
     pub message: String,
 }
@@ -79,6 +97,8 @@ pub struct OwnershipConfig {
 pub struct ReverifyConfig {
     /// Whether the gate runs.
     pub enabled: bool,
+    /// How many times one session may be blocked by this gate.
+    pub cap: u32,
     /// The block message.
     pub message: String,
 }
@@ -121,6 +141,7 @@ impl Default for OwnershipConfig {
         OwnershipConfig {
             enabled: true,
             min_tool_uses: 2,
+            cap: 2,
             message: "stopgate: decision ownership: you gathered the data, then handed the decision back.\n\
                       Commit to one recommendation, with a one-line rationale and one falsifiable condition under which it would be wrong."
                 .into(),
@@ -132,6 +153,7 @@ impl Default for ReverifyConfig {
     fn default() -> ReverifyConfig {
         ReverifyConfig {
             enabled: true,
+            cap: 2,
             message: "stopgate: challenge reverify: you changed your position without new evidence.\n\
                       Either hold your original position and restate its grounds, or verify now (run, measure, cite) and name the new evidence."
                 .into(),
@@ -211,7 +233,7 @@ impl Default for Config {
             transcript_changes: true,
             gate_subagents: false,
             languages: vec!["ja".into(), "en".into(), "ko".into()],
-            timeout_ms: 5000,
+            timeout_ms: DEFAULT_TIMEOUT_MS,
             audit: AuditConfig::default(),
             hollow: HollowConfig::default(),
             ownership: OwnershipConfig::default(),
@@ -287,19 +309,50 @@ impl Config {
         if self.audit.message.lines().count() > 3 {
             return err("audit.message has more than 3 lines".into());
         }
-        if self
-            .audit
-            .escape_hatches
-            .iter()
-            .chain(&self.audit.extra_markers)
-            .any(|k| k.is_empty())
-        {
-            return err(
-                "empty keyword in audit.extra_markers or audit.escape_hatches"
-                    .into(),
-            );
+        for (name, list) in self.keyword_lists() {
+            if list.len() > MAX_KEYWORDS {
+                return err(format!(
+                    "{name} has {} entries; at most {MAX_KEYWORDS} are allowed",
+                    list.len()
+                ));
+            }
+            if let Some(i) = list.iter().position(|k| k.trim().is_empty()) {
+                return err(format!(
+                    "{name}[{i}] is empty: an empty phrase matches every text"
+                ));
+            }
+            if let Some(i) = list.iter().position(|k| k.len() > MAX_KEYWORD_LEN)
+            {
+                return err(format!(
+                    "{name}[{i}] is {} bytes long; at most {MAX_KEYWORD_LEN} are allowed",
+                    list[i].len()
+                ));
+            }
         }
         Ok(())
+    }
+
+    /// Every list of phrases, with its key's name.
+    fn keyword_lists(&self) -> [(&'static str, &[String]); 8] {
+        let p = &self.patterns;
+        [
+            ("audit.extra_markers", &self.audit.extra_markers),
+            ("audit.escape_hatches", &self.audit.escape_hatches),
+            ("patterns.deference", &p.deference),
+            ("patterns.challenge", &p.challenge),
+            ("patterns.capitulation", &p.capitulation),
+            ("patterns.verification", &p.verification),
+            ("patterns.claims", &p.claims),
+            ("patterns.stock", &p.stock),
+        ]
+    }
+
+    /// How long the hook may take before it gives up and allows:
+    /// `timeout_ms`, clamped to [`TIMEOUT_RANGE_MS`], so that no setting
+    /// switches the timer off.
+    pub fn timeout(&self) -> std::time::Duration {
+        let (lo, hi) = TIMEOUT_RANGE_MS;
+        std::time::Duration::from_millis(self.timeout_ms.clamp(lo, hi))
     }
 
     /// Whether sessions with this entrypoint are unattended: nobody reads a

@@ -3,7 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use stopgate::config::{Config, DEFAULT_TOML};
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+
+use stopgate::config::{Config, DEFAULT_TOML, MAX_CONFIG_BYTES};
 
 /// Arguments of `stopgate config`.
 #[derive(clap::Args, Debug)]
@@ -37,7 +40,7 @@ pub fn run(args: &Args) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let Some(path) = &args.check else { return ExitCode::from(2) };
-    let text = match std::fs::read_to_string(path) {
+    let text = match read_config(path) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("stopgate: {}: {e}", path.display());
@@ -97,7 +100,7 @@ pub fn load(explicit: Option<&Path>) -> (Config, Option<String>) {
     let Some(path) = locate(explicit, &|k| std::env::var(k).ok()) else {
         return (Config::default(), None);
     };
-    let text = match std::fs::read_to_string(&path) {
+    let text = match read_config(&path) {
         Ok(t) => t,
         Err(e) => {
             return (
@@ -124,7 +127,34 @@ pub fn load_strict(explicit: Option<&Path>) -> Result<Config, String> {
     let Some(path) = locate(explicit, &|k| std::env::var(k).ok()) else {
         return Ok(Config::default());
     };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let text =
+        read_config(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     Config::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Read a configuration file: only a regular file, of at most
+/// [`MAX_CONFIG_BYTES`]. It is opened without blocking, so that a FIFO
+/// planted in its place cannot hold the hook, and read with a bound, so
+/// that `/dev/zero` cannot fill memory.
+pub fn read_config(path: &Path) -> std::io::Result<String> {
+    let invalid = |msg: String| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, msg)
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(invalid("not a regular file".into()));
+    }
+    let mut text = String::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(invalid(format!(
+            "larger than {} KiB; a configuration is a few lines",
+            MAX_CONFIG_BYTES >> 10
+        )));
+    }
+    Ok(text)
 }

@@ -9,8 +9,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
-use stopgate::config::OutputMode;
+use stopgate::config::{OutputMode, DEFAULT_TIMEOUT_MS};
 use stopgate::gates::Gates;
 use stopgate::hook::{self, Decision, Event, HookEnv, HookInput, StateDir};
 
@@ -35,11 +36,16 @@ struct Delivery {
 
 /// Run the hook. Never fails: see the module docs.
 pub fn run(args: &Args) -> ExitCode {
+    // The timer starts first, before anything is read: a FIFO or a
+    // never-closed stdin cannot hold the agent.
+    let started = Instant::now();
+    // A mapped or read file vanishing under us, or the timer: exit 0,
+    // silently.
+    super::signals::install("", 0);
+    super::signals::exit_after(Duration::from_millis(DEFAULT_TIMEOUT_MS));
     // A panic must not print its message to stderr.
     std::panic::set_hook(Box::new(|_| {}));
-    // A mapped or read file vanishing under us: exit 0, silently.
-    super::signals::install("", 0);
-    match std::panic::catch_unwind(|| handle(args)) {
+    match std::panic::catch_unwind(|| handle(args, started)) {
         Ok(Some(d)) => deliver(d),
         _ => ExitCode::SUCCESS,
     }
@@ -62,7 +68,7 @@ fn deliver(d: Delivery) -> ExitCode {
     }
 }
 
-fn handle(args: &Args) -> Option<Delivery> {
+fn handle(args: &Args, started: Instant) -> Option<Delivery> {
     let input = match &args.input {
         Some(path) => HookInput::read(std::fs::File::open(path).ok()?)?,
         None => HookInput::read(std::io::stdin().lock())?,
@@ -95,7 +101,10 @@ fn handle(args: &Args) -> Option<Delivery> {
         }
         return None;
     }
-    super::signals::exit_after(config.timeout_ms);
+    // The configured budget counts from the start, not from here.
+    super::signals::exit_after(
+        config.timeout().saturating_sub(started.elapsed()),
+    );
     let gates = match Gates::new(&config) {
         Ok(g) => g,
         Err(e) => {

@@ -34,13 +34,12 @@ extern "C" fn on_fault(_signal: libc::c_int) {
     }
 }
 
-/// Arm a one-shot timer: after `ms` milliseconds the process takes the
-/// path of [`install`]'s handler (its message and status). A timer costs one
-/// system call where a watchdog thread costs a thread.
-pub fn exit_after(ms: u64) {
-    if ms == 0 {
-        return;
-    }
+/// Arm a one-shot timer, replacing any armed before: after `after` (at
+/// least a millisecond) the process takes the path of [`install`]'s handler
+/// (its message and status). A timer costs one system call where a
+/// watchdog thread costs a thread.
+pub fn exit_after(after: std::time::Duration) {
+    let ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX).max(1);
     // SAFETY: as in `install`; `setitimer` is given a valid, initialised
     // `itimerval` and a null pointer for the old value, which it allows.
     unsafe {

@@ -76,9 +76,32 @@ impl<'a> Facts<'a> {
 pub struct SessionView<'a> {
     /// How many times this session was already prompted to audit.
     pub prompted: u32,
-    /// Hashes ([`text_hash`]) of final texts already nagged about by the
-    /// ownership or reverify gate.
-    pub nagged: &'a [u64],
+    /// The nags the ownership and reverify gates already sent.
+    pub nags: &'a [Nag],
+}
+
+impl SessionView<'_> {
+    /// How many nags `gate` already sent this session.
+    fn nag_count(&self, gate: GateName) -> u32 {
+        let n = self.nags.iter().filter(|n| n.gate == gate).count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
+    /// Whether a nag already answered this final text.
+    fn nagged(&self, text: &str) -> bool {
+        let hash = text_hash(text);
+        self.nags.iter().any(|n| n.hash == hash)
+    }
+}
+
+/// A block the ownership or reverify gate sent: the gate, and the hash of
+/// the final text it blocked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nag {
+    /// The gate that blocked.
+    pub gate: GateName,
+    /// The [`text_hash`] of the final text it blocked.
+    pub hash: u64,
 }
 
 /// A stable 64-bit hash of a final text (FNV-1a), for nag-once state.
@@ -152,6 +175,7 @@ impl Verdict {
 pub struct Gates {
     order: Vec<GateName>,
     cap: u32,
+    nag_caps: NagCaps,
     min_tool_uses: usize,
     min_specific: usize,
     audit: AuditMatcher,
@@ -160,6 +184,13 @@ pub struct Gates {
     claims: PatternSet,
     stock: LazyKeywords,
     messages: Messages,
+}
+
+/// How many times a session may be nagged by each nag gate.
+#[derive(Clone, Copy, Debug)]
+struct NagCaps {
+    ownership: u32,
+    reverify: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -218,6 +249,10 @@ impl Gates {
                 .filter(|g| enabled(*g))
                 .collect(),
             cap: config.audit.cap,
+            nag_caps: NagCaps {
+                ownership: config.ownership.cap,
+                reverify: config.reverify.cap,
+            },
             min_tool_uses: config.ownership.min_tool_uses,
             min_specific: config.hollow.min_specific,
             audit,
@@ -252,9 +287,12 @@ impl Gates {
     /// Run the enabled gates in order; the first block wins.
     ///
     /// The audit and hollow gates run only when files changed and the
-    /// session is under its cap. The ownership and reverify gates block at
-    /// most once per identical final text: a text whose [`text_hash`] is in
-    /// `session.nagged` passes.
+    /// session is under its cap. The ownership and reverify gates are
+    /// bounded the same way: each blocks at most its own cap's times a
+    /// session, never twice on an identical final text (its [`text_hash`]
+    /// is in `session.nags`), and never while the client is already
+    /// continuing because a Stop hook blocked this turn
+    /// (`stop_hook_active`).
     pub fn evaluate(
         &self,
         facts: &Facts<'_>,
@@ -263,12 +301,20 @@ impl Gates {
         if facts.final_text.trim().is_empty() {
             return Verdict::Allow;
         }
-        let nagged = session.nagged.contains(&text_hash(facts.final_text));
+        let nag_may_block = !facts.stop_hook_active
+            && !session.nagged(facts.final_text);
         let audit_applies = self.under_cap(session);
         let mut audit_status = None;
         for &gate in &self.order {
             let applies = match gate {
-                GateName::Ownership | GateName::Reverify => !nagged,
+                GateName::Ownership => {
+                    nag_may_block
+                        && session.nag_count(gate) < self.nag_caps.ownership
+                }
+                GateName::Reverify => {
+                    nag_may_block
+                        && session.nag_count(gate) < self.nag_caps.reverify
+                }
                 GateName::Audit | GateName::Hollow => audit_applies,
             };
             if !applies {

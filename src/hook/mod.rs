@@ -22,8 +22,11 @@
 //!    turn whose key no earlier Stop consumed; the prompt count and the
 //!    nag hashes;
 //! 5. the gates run in the configured order ([`Gates::evaluate`]): the
-//!    ownership and reverify gates nag once per identical final text; the
-//!    audit and hollow gates need a change and a session under its cap;
+//!    ownership and reverify gates block under their own per-session caps,
+//!    never twice on an identical final text, and not while
+//!    `stop_hook_active` says the agent is already replying to a block;
+//!    the audit and hollow gates need a change and a session under its
+//!    cap;
 //! 6. **a change stays pending until it is audited**: it is consumed
 //!    (its ids and the turn's change keys recorded as seen, the flag
 //!    lowered) only when the Stop is allowed, because the audit and hollow
@@ -32,7 +35,8 @@
 //!    tool use that reaches the transcript late (its id already consumed)
 //!    cannot count as a second change;
 //! 7. a block by the audit or hollow gate counts towards the cap, which
-//!    bounds every loop; a block by the others records the text's hash.
+//!    bounds every loop; a block by the others records the gate and the
+//!    text's hash, which count towards that gate's cap.
 //!
 //! The final text is `last_assistant_message` when the client sends it
 //! (the transcript may lag), else the turn's. SubagentStop allows and
@@ -47,12 +51,12 @@ mod state;
 
 use crate::changes::tool_changes_files;
 use crate::config::{Config, GateName};
-use crate::gates::{text_hash, Facts, Gates, SessionView, Verdict};
+use crate::gates::{text_hash, Facts, Gates, Nag, SessionView, Verdict};
 use crate::transcript::{Chain, Transcript};
 
 pub use self::input::{Event, HookInput, MAX_INPUT};
 pub use self::state::{
-    default_dir, SessionLock, StateDir, CLEANUP_BUDGET, MAX_AGE, MAX_SEEN,
+    default_dir, SessionLock, StateDir, CLEANUP_INTERVAL, MAX_AGE, MAX_SEEN,
 };
 pub use crate::transcript::safe_id;
 
@@ -159,6 +163,12 @@ pub fn stop(
         });
     };
     let key = target.key.as_str();
+    if let Some(p) = target.path.filter(|p| !is_regular_file(p)) {
+        // A FIFO would hold the hook, `/dev/zero` would fill memory.
+        return Outcome::allow(format!(
+            "stop: transcript {p} is not a regular file"
+        ));
+    }
 
     // 2. Unattended sessions: nobody reads a block.
     if let Some(e) = unattended(env, target.path, config) {
@@ -213,8 +223,8 @@ pub fn stop(
         stop_hook_active: input.stop_hook_active.unwrap_or(false),
         ..Facts::of_turn(&turn)
     };
-    let nagged = lock.nag_hashes();
-    let session = SessionView { prompted: lock.prompted(), nagged: &nagged };
+    let nags = lock.nags();
+    let session = SessionView { prompted: lock.prompted(), nags: &nags };
     let verdict = gates.evaluate(&facts, &session);
 
     // 6. A change is consumed only when the Stop is allowed: the audit and
@@ -236,12 +246,15 @@ pub fn stop(
     let decision = match verdict {
         Verdict::Allow => Decision::Allow,
         Verdict::Block(block) => {
-            // The audit gates count towards the cap; the others nag once
-            // per identical final text.
+            // The audit gates count towards the cap; the others record
+            // the nag, which counts towards theirs.
             let recorded = if block.is_audit() {
                 lock.increment_prompted().map(drop)
             } else {
-                lock.record_nag(text_hash(final_text))
+                lock.record_nag(Nag {
+                    gate: block.gate(),
+                    hash: text_hash(final_text),
+                })
             };
             if let Err(e) = recorded {
                 notes.push(format!("stop: recording the block failed: {e}"));
@@ -291,6 +304,11 @@ impl<'a> StopTarget<'a> {
             }),
         }
     }
+}
+
+/// Whether `path` names a regular file (after following links).
+fn is_regular_file(path: &str) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
 /// The entrypoint, when it is one of `skip_entrypoints`: from

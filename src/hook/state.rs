@@ -13,19 +13,40 @@
 //!   none is torn. A Stop takes the flag by renaming it away first, so a
 //!   change that a PostToolUse appends meanwhile lands in a new flag.
 //!
-//! The directory is created with mode 0700. A directory that is a symlink
-//! or that another user owns is refused: someone else could then plant or
-//! read our files. The hook treats a refused directory as "no state" and
-//! fails open.
+//! # Nothing is written through a link, nothing blocks
+//!
+//! The directory is private: it is created with mode 0700, and a directory
+//! that is a symlink, that another user owns, or that others can enter
+//! (any of the mode bits 0o077) is refused, not repaired: someone else may
+//! already have planted files in it. The hook treats a refused directory as
+//! "no state" and fails open; `stopgate doctor` says why.
+//!
+//! Inside it, every file is opened with `O_NOFOLLOW` (a planted symlink is
+//! an error, never followed) and `O_NONBLOCK` (a planted FIFO cannot hold
+//! the hook), and must then be a regular file. Replacement files are
+//! created with `O_EXCL` under a name unique to the process, then renamed
+//! into place; `rename` replaces a link, it never writes through one.
+//!
+//! # Locks and cleanup
+//!
+//! A lock file is never deleted while it could be held: cleanup deletes a
+//! session's old files only while it holds that session's lock itself, and
+//! a hook that locked a file which cleanup then unlinked sees that the path
+//! no longer names its file and locks again. Cleanup sweeps the whole
+//! directory at most once per [`CLEANUP_INTERVAL`], claimed by touching a
+//! stamp file, so it always makes progress and costs one `stat` on other
+//! runs.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{
-    DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt,
-};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, SystemTime};
+
+use crate::config::GateName;
+use crate::gates::Nag;
 
 /// Entries older than this are removed by [`StateDir::cleanup`].
 pub const MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -35,9 +56,23 @@ pub const MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
 /// apart from new ones; far more than any real turn makes.
 pub const MAX_SEEN: usize = 4096;
 
-/// At most this many directory entries are examined per cleanup, so that
-/// cleanup never costs more than a few microseconds per hook run.
-pub const CLEANUP_BUDGET: usize = 32;
+/// [`StateDir::cleanup`] sweeps the directory at most once per interval.
+pub const CLEANUP_INTERVAL: Duration = Duration::from_secs(3600);
+
+/// The most bytes read from one state file. The largest, the seen list,
+/// holds at most [`MAX_SEEN`] keys of at most 140 bytes.
+const MAX_STATE_FILE: u64 = 1 << 20;
+
+/// The stamp file whose modification time records the last cleanup.
+const CLEANUP_STAMP: &str = "cleanup.stamp";
+
+/// The debug log's name.
+const DEBUG_LOG: &str = "debug.log";
+
+/// The extensions of a session's files, longest first where one ends
+/// another.
+const SESSION_FILES: &[&str] =
+    &["flag.taken", "flag", "count", "seen", "nag", "lock"];
 
 /// Where the state directory is, from the environment.
 ///
@@ -61,8 +96,13 @@ pub struct StateDir {
 }
 
 impl StateDir {
-    /// Create (mode 0700) or open the state directory at `root`, refusing a
-    /// symlink, a non-directory, or a directory another user owns.
+    /// Create (mode 0700) or open the state directory at `root`.
+    ///
+    /// # Errors
+    ///
+    /// When it cannot be created, or it is a symlink, not a directory,
+    /// owned by another user, or open to others (mode bits 0o077): such a
+    /// directory is refused, not repaired.
     pub fn open(root: &Path) -> io::Result<StateDir> {
         fs::DirBuilder::new().recursive(true).mode(0o700).create(root)?;
         let meta = fs::symlink_metadata(root)?;
@@ -78,7 +118,15 @@ impl StateDir {
             return Err(refused(root, "is owned by another user"));
         }
         if meta.mode() & 0o077 != 0 {
-            fs::set_permissions(root, fs::Permissions::from_mode(0o700))?;
+            return Err(refused(
+                root,
+                &format!(
+                    "has mode {:o}, open to other users (it must be 0700; \
+                     stopgate does not repair it, since files may already \
+                     have been planted: check it, then chmod 700 it)",
+                    meta.mode() & 0o777
+                ),
+            ));
         }
         Ok(StateDir { root: root.to_path_buf() })
     }
@@ -99,11 +147,10 @@ impl StateDir {
         key: &str,
         tool_use_id: Option<&str>,
     ) -> io::Result<()> {
-        let mut f = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .open(self.file(key, "flag"))?;
+        let mut f = open_regular(
+            &self.file(key, "flag"),
+            OpenOptions::new().append(true).create(true).mode(0o600),
+        )?;
         // Ids are written only when they cannot break the line format.
         match tool_use_id.and_then(super::safe_id) {
             Some(id) => f.write_all(format!("{id}\n").as_bytes()),
@@ -113,7 +160,8 @@ impl StateDir {
 
     /// Whether session `key` has its change flag raised.
     pub fn flag_present(&self, key: &str) -> bool {
-        self.file(key, "flag").exists()
+        fs::symlink_metadata(self.file(key, "flag"))
+            .is_ok_and(|m| m.is_file())
     }
 
     /// Delete the change flag; whether it was there.
@@ -121,57 +169,170 @@ impl StateDir {
         fs::remove_file(self.file(key, "flag")).is_ok()
     }
 
-    /// Lock session `key` for reading and updating its state.
+    /// Lock session `key` for reading and updating its state, waiting for
+    /// another holder to let go.
     pub fn lock(&self, key: &str) -> io::Result<SessionLock> {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(self.file(key, "lock"))?;
-        // SAFETY: the descriptor is open for the duration of the call.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(SessionLock {
-            dir: self.clone(),
-            key: key.to_string(),
-            _file: file,
+        self.lock_with(key, true)?.ok_or_else(|| {
+            io::Error::new(io::ErrorKind::WouldBlock, "lock is held")
         })
     }
 
-    /// Remove entries older than [`MAX_AGE`], examining at most
-    /// [`CLEANUP_BUDGET`] entries. Errors are ignored: cleanup is best
-    /// effort.
-    pub fn cleanup(&self) {
-        let Ok(entries) = fs::read_dir(&self.root) else { return };
-        let now = SystemTime::now();
-        for entry in entries.take(CLEANUP_BUDGET).flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name == "debug.log" {
-                continue;
+    /// Lock session `key`: `Ok(None)` when `wait` is false and another
+    /// process holds the lock.
+    ///
+    /// After `flock` returns, the path must still name the file that was
+    /// locked: cleanup may have unlinked it meanwhile (while holding it),
+    /// and a lock on an unlinked file excludes nobody. Then it locks again.
+    fn lock_with(
+        &self,
+        key: &str,
+        wait: bool,
+    ) -> io::Result<Option<SessionLock>> {
+        let path = self.file(key, "lock");
+        loop {
+            let file = open_regular(
+                &path,
+                OpenOptions::new().read(true).write(true).create(true).mode(0o600),
+            )?;
+            let op = if wait { libc::LOCK_EX } else { libc::LOCK_EX | libc::LOCK_NB };
+            // SAFETY: the descriptor is open for the duration of the call.
+            if unsafe { libc::flock(file.as_raw_fd(), op) } != 0 {
+                let e = io::Error::last_os_error();
+                if !wait && e.kind() == io::ErrorKind::WouldBlock {
+                    return Ok(None);
+                }
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
             }
-            let old = entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| now.duration_since(t).ok())
-                .is_some_and(|age| age > MAX_AGE);
-            if old && entry.file_type().is_ok_and(|t| t.is_file()) {
-                let _ = fs::remove_file(entry.path());
+            let held = file.metadata()?;
+            let same = fs::symlink_metadata(&path)
+                .is_ok_and(|m| m.dev() == held.dev() && m.ino() == held.ino());
+            if same {
+                return Ok(Some(SessionLock {
+                    dir: self.clone(),
+                    key: key.to_string(),
+                    _file: file,
+                }));
             }
         }
+    }
+
+    /// Remove entries older than [`MAX_AGE`], sweeping the whole directory
+    /// at most once per [`CLEANUP_INTERVAL`]. A session's files are removed
+    /// only under its lock, taken without waiting: a session in use is left
+    /// for a later sweep. Errors are ignored: cleanup is best effort.
+    pub fn cleanup(&self) {
+        let now = SystemTime::now();
+        let stamp = self.root.join(CLEANUP_STAMP);
+        let due = fs::symlink_metadata(&stamp)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_none_or(|age| age >= CLEANUP_INTERVAL);
+        if !due || !self.claim_cleanup(&stamp, now) {
+            return;
+        }
+        let Ok(entries) = fs::read_dir(&self.root) else { return };
+        let old = |m: &fs::Metadata| {
+            m.modified()
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .is_some_and(|age| age > MAX_AGE)
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if name == DEBUG_LOG || name == CLEANUP_STAMP {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if !old(&meta) || meta.is_dir() {
+                continue;
+            }
+            match session_key(name) {
+                // Our own temp files of a process that died.
+                None if name.contains(".tmp.") => {
+                    let _ = fs::remove_file(entry.path());
+                }
+                None => {}
+                Some(key) => {
+                    if let Ok(Some(_held)) = self.lock_with(key, false) {
+                        // The lock file itself goes while we hold it; a
+                        // waiter then finds the path changed and relocks.
+                        let _ = fs::remove_file(entry.path());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Claim this sweep: create or touch the stamp. Whoever changes it
+    /// first sweeps; the others see a fresh stamp next time.
+    fn claim_cleanup(&self, stamp: &Path, now: SystemTime) -> bool {
+        open_regular(
+            stamp,
+            OpenOptions::new().write(true).create(true).mode(0o600),
+        )
+        .and_then(|f| f.set_modified(now))
+        .is_ok()
     }
 
     /// Append a line to `debug.log`; errors are ignored.
     pub fn debug_log(&self, line: &str) {
-        let path = self.root.join("debug.log");
-        if let Ok(mut f) =
-            OpenOptions::new().create(true).append(true).mode(0o600).open(path)
-        {
-            let _ = writeln!(f, "{line}");
+        let path = self.root.join(DEBUG_LOG);
+        if let Ok(mut f) = open_regular(
+            &path,
+            OpenOptions::new().create(true).append(true).mode(0o600),
+        ) {
+            let _ = f.write_all(format!("{line}\n").as_bytes());
+        }
+    }
+}
+
+/// The session key of a state file's name, if it is one of a session's
+/// files.
+fn session_key(name: &str) -> Option<&str> {
+    SESSION_FILES.iter().find_map(|ext| {
+        name.strip_suffix(ext)?.strip_suffix('.').filter(|k| !k.is_empty())
+    })
+}
+
+/// Open a file in the state directory: never through a symlink, never
+/// blocking on a FIFO, and only if it is a regular file.
+fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+    let file = options
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    Ok(file)
+}
+
+/// Create a new file next to `path`, exclusively, under a name unique to
+/// this process and call.
+fn create_unique(path: &Path) -> io::Result<(File, PathBuf)> {
+    static SERIAL: AtomicU32 = AtomicU32::new(0);
+    let pid = std::process::id();
+    loop {
+        let n = SERIAL.fetch_add(1, Ordering::Relaxed);
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".tmp.{pid}.{n}"));
+        let tmp = PathBuf::from(name);
+        // `create_new` is O_CREAT|O_EXCL, which fails on any existing name,
+        // a symlink included, and never follows one.
+        match open_regular(
+            &tmp,
+            OpenOptions::new().write(true).create_new(true).mode(0o600),
+        ) {
+            Ok(f) => return Ok((f, tmp)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
         }
     }
 }
@@ -193,25 +354,20 @@ pub struct SessionLock {
 
 impl SessionLock {
     fn read(&self, ext: &str) -> Option<String> {
-        let mut s = String::new();
-        File::open(self.dir.file(&self.key, ext))
-            .ok()?
-            .read_to_string(&mut s)
-            .ok()?;
-        Some(s)
+        read_bounded(&self.dir.file(&self.key, ext)).ok()
     }
 
     /// Replace a state file by rename, so a reader never sees half of it.
     fn write(&self, ext: &str, contents: &str) -> io::Result<()> {
-        let tmp = self.dir.file(&self.key, &format!("{ext}.tmp"));
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(contents.as_bytes())?;
-        fs::rename(&tmp, self.dir.file(&self.key, ext))
+        let target = self.dir.file(&self.key, ext);
+        let (mut f, tmp) = create_unique(&target)?;
+        let written = f.write_all(contents.as_bytes());
+        drop(f);
+        let result = written.and_then(|()| fs::rename(&tmp, &target));
+        if result.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        result
     }
 
     /// How many times this session was prompted to audit.
@@ -251,14 +407,14 @@ impl SessionLock {
         let flag = self.dir.file(&self.key, "flag");
         let taken = self.dir.file(&self.key, "flag.taken");
         let mut ids: Vec<String> = match fs::rename(&flag, &taken) {
-            Ok(()) => {
-                let mut s = String::new();
-                File::open(&taken)?.read_to_string(&mut s)?;
-                s.lines()
-                    .filter(|l| !l.is_empty())
-                    .map(str::to_string)
-                    .collect()
-            }
+            // A flag that is not a regular file (a planted link) holds no
+            // ids; it goes all the same.
+            Ok(()) => read_bounded(&taken)
+                .unwrap_or_default()
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect(),
             Err(e) if e.kind() == io::ErrorKind::NotFound => vec![],
             Err(e) => return Err(e),
         };
@@ -289,25 +445,43 @@ impl SessionLock {
             .collect()
     }
 
-    /// The text hashes of the nags already sent.
-    pub fn nag_hashes(&self) -> Vec<u64> {
+    /// The nags already sent by the ownership and reverify gates.
+    pub fn nags(&self) -> Vec<Nag> {
         let text = self.read("nag").unwrap_or_default();
         text.lines()
-            .filter_map(|l| u64::from_str_radix(l.trim(), 16).ok())
+            .filter_map(|l| {
+                let mut words = l.split_whitespace();
+                let hash = u64::from_str_radix(words.next()?, 16).ok()?;
+                let gate = match words.next() {
+                    Some("reverify") => GateName::Reverify,
+                    // Lines of earlier versions name no gate.
+                    _ => GateName::Ownership,
+                };
+                Some(Nag { gate, hash })
+            })
             .collect()
     }
 
-    /// Record a nag's text hash.
-    pub fn record_nag(&self, hash: u64) -> io::Result<()> {
+    /// Record a nag: the gate, and its final text's hash.
+    pub fn record_nag(&self, nag: Nag) -> io::Result<()> {
         let mut s = self.read("nag").unwrap_or_default();
-        s.push_str(&format!("{hash:016x}\n"));
+        s.push_str(&format!("{:016x} {}\n", nag.hash, nag.gate.as_str()));
         self.write("nag", &s)
     }
+}
+
+/// Read a state file, at most [`MAX_STATE_FILE`] bytes of it.
+fn read_bounded(path: &Path) -> io::Result<String> {
+    let file = open_regular(path, OpenOptions::new().read(true))?;
+    let mut s = String::new();
+    file.take(MAX_STATE_FILE).read_to_string(&mut s)?;
+    Ok(s)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn default_dir_order() {
@@ -362,10 +536,12 @@ mod tests {
         assert_eq!(lock.prompted(), 0);
         assert_eq!(lock.increment_prompted().unwrap(), 1);
         assert_eq!(lock.increment_prompted().unwrap(), 2);
-        assert!(lock.nag_hashes().is_empty());
-        lock.record_nag(7).unwrap();
-        lock.record_nag(u64::MAX).unwrap();
-        assert_eq!(lock.nag_hashes(), vec![7, u64::MAX]);
+        assert!(lock.nags().is_empty());
+        let a = Nag { gate: GateName::Ownership, hash: 7 };
+        let b = Nag { gate: GateName::Reverify, hash: u64::MAX };
+        lock.record_nag(a).unwrap();
+        lock.record_nag(b).unwrap();
+        assert_eq!(lock.nags(), vec![a, b]);
     }
 
     #[test]
@@ -375,11 +551,7 @@ mod tests {
         dir.raise_flag("old", None).unwrap();
         dir.raise_flag("new", None).unwrap();
         let eight_days = Duration::from_secs(8 * 24 * 3600);
-        let old = File::options()
-            .write(true)
-            .open(dir.path().join("old.flag"))
-            .unwrap();
-        old.set_modified(SystemTime::now() - eight_days).unwrap();
+        age(&dir.path().join("old.flag"), eight_days);
         dir.cleanup();
         assert!(!dir.flag_present("old"));
         assert!(dir.flag_present("new"));
@@ -396,12 +568,173 @@ mod tests {
     }
 
     #[test]
-    fn tightens_loose_modes() {
+    fn refuses_loose_modes() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("loose");
         fs::create_dir(&root).unwrap();
-        fs::set_permissions(&root, fs::Permissions::from_mode(0o755)).unwrap();
-        StateDir::open(&root).unwrap();
-        assert_eq!(fs::metadata(&root).unwrap().mode() & 0o777, 0o700);
+        fs::set_permissions(&root, fs::Permissions::from_mode(0o777)).unwrap();
+        let e = StateDir::open(&root).unwrap_err();
+        assert!(e.to_string().contains("777"), "{e}");
+        // Refused, not repaired.
+        assert_eq!(fs::metadata(&root).unwrap().mode() & 0o777, 0o777);
+    }
+
+    /// A victim file outside the state directory, and a symlink to it.
+    fn plant(dir: &StateDir, name: &str, victim: &Path) {
+        fs::write(victim, "precious").unwrap();
+        std::os::unix::fs::symlink(victim, dir.path().join(name)).unwrap();
+    }
+
+    #[test]
+    fn never_writes_through_planted_links() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::open(&tmp.path().join("s")).unwrap();
+        let victim = tmp.path().join("victim");
+        // The temp names of earlier versions, and the files themselves.
+        for name in ["s.count.tmp", "s.seen.tmp", "s.nag.tmp"] {
+            plant(&dir, name, &victim);
+        }
+        plant(&dir, "s.count", &victim);
+        plant(&dir, "s.flag", &victim);
+        plant(&dir, "debug.log", &victim);
+        let lock = dir.lock("s").unwrap();
+        // A linked flag is neither read nor appended to.
+        assert!(dir.raise_flag("s", Some("toolu_1")).is_err());
+        assert_eq!(lock.pending(), None);
+        // A linked counter reads as 0 and is replaced, not written through.
+        assert_eq!(lock.prompted(), 0);
+        assert_eq!(lock.increment_prompted().unwrap(), 1);
+        let record = Nag { gate: GateName::Ownership, hash: 1 };
+        lock.record_nag(record).unwrap();
+        lock.consume(["k"]).unwrap();
+        dir.debug_log("note");
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        let count = fs::symlink_metadata(dir.path().join("s.count")).unwrap();
+        assert!(count.is_file(), "the counter is a plain file again");
+        assert_eq!(lock.prompted(), 1);
+    }
+
+    #[test]
+    fn dangling_lock_link_creates_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::open(&tmp.path().join("s")).unwrap();
+        let target = tmp.path().join("created-by-attacker");
+        std::os::unix::fs::symlink(&target, dir.path().join("s.lock"))
+            .unwrap();
+        assert!(dir.lock("s").is_err());
+        assert!(!target.exists());
+    }
+
+    #[test]
+    fn fifos_do_not_block() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::open(&tmp.path().join("s")).unwrap();
+        for name in ["s.count", "s.flag", "debug.log"] {
+            let path = std::ffi::CString::new(
+                dir.path().join(name).as_os_str().as_encoded_bytes(),
+            )
+            .unwrap();
+            // SAFETY: `path` is a valid NUL-terminated string.
+            assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+        }
+        let started = std::time::Instant::now();
+        let lock = dir.lock("s").unwrap();
+        assert_eq!(lock.prompted(), 0);
+        assert_eq!(lock.pending(), None);
+        assert!(dir.raise_flag("s", Some("t")).is_err());
+        dir.debug_log("note");
+        assert!(started.elapsed() < Duration::from_secs(1));
+    }
+
+    fn age(path: &Path, by: Duration) {
+        File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(SystemTime::now() - by)
+            .unwrap();
+    }
+
+    #[test]
+    fn cleanup_sweeps_everything_once_per_interval() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::open(&tmp.path().join("s")).unwrap();
+        let month = Duration::from_secs(30 * 24 * 3600);
+        for i in 0..200 {
+            let key = format!("old-{i}");
+            dir.raise_flag(&key, None).unwrap();
+            age(&dir.path().join(format!("{key}.flag")), month);
+        }
+        dir.cleanup();
+        let left = fs::read_dir(dir.path()).unwrap().count();
+        // Only the stamp, and the lock files taken to remove the flags.
+        let locks = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".lock"))
+            .count();
+        assert_eq!(left, 1 + locks, "every old flag is gone");
+        for i in 0..200 {
+            assert!(!dir.flag_present(&format!("old-{i}")));
+        }
+        // The next sweep waits for the interval.
+        dir.raise_flag("later", None).unwrap();
+        age(&dir.path().join("later.flag"), month);
+        dir.cleanup();
+        assert!(dir.flag_present("later"));
+        age(&dir.path().join(CLEANUP_STAMP), CLEANUP_INTERVAL * 2);
+        dir.cleanup();
+        assert!(!dir.flag_present("later"));
+    }
+
+    #[test]
+    fn cleanup_never_removes_a_held_lock() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::open(&tmp.path().join("s")).unwrap();
+        let month = Duration::from_secs(30 * 24 * 3600);
+        let held = dir.lock("busy").unwrap();
+        age(&dir.path().join("busy.lock"), month);
+        dir.cleanup();
+        assert!(dir.path().join("busy.lock").exists());
+        drop(held);
+        // Unheld and old: removed, and a later lock still excludes.
+        age(&dir.path().join(CLEANUP_STAMP), CLEANUP_INTERVAL * 2);
+        dir.cleanup();
+        assert!(!dir.path().join("busy.lock").exists());
+        let a = dir.lock("busy").unwrap();
+        assert!(dir.lock_with("busy", false).unwrap().is_none());
+        drop(a);
+    }
+
+    #[test]
+    fn a_lock_unlinked_while_waiting_is_taken_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::open(&tmp.path().join("s")).unwrap();
+        let first = dir.lock("k").unwrap();
+        let dir2 = dir.clone();
+        let waiter = std::thread::spawn(move || {
+            let lock = dir2.lock("k").unwrap();
+            // It holds the file the path names now.
+            let held = lock._file.metadata().unwrap();
+            let now = fs::metadata(dir2.path().join("k.lock")).unwrap();
+            assert_eq!(held.ino(), now.ino());
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        // What cleanup does: unlink while holding.
+        fs::remove_file(dir.path().join("k.lock")).unwrap();
+        let second = dir.lock_with("k", false).unwrap();
+        assert!(second.is_some(), "a new file, unheld");
+        drop(second);
+        drop(first);
+        waiter.join().unwrap();
+    }
+
+    #[test]
+    fn session_keys_of_names() {
+        assert_eq!(session_key("a.b.flag.taken"), Some("a.b"));
+        assert_eq!(session_key("abc.lock"), Some("abc"));
+        assert_eq!(session_key("agent-x.nag"), Some("agent-x"));
+        assert_eq!(session_key("debug.log"), None);
+        assert_eq!(session_key(".flag"), None);
     }
 }

@@ -231,15 +231,30 @@ impl Transcript {
     where
         P: AsRef<Path>,
     {
-        let path = path.as_ref();
-        let mut window = initial.max(1);
+        Transcript::read_tail_within(path.as_ref(), initial, u64::MAX, |t, _| {
+            query(t)
+        })
+    }
+
+    /// Like [`Transcript::read_tail_until`], but no window is larger than
+    /// `max` bytes, whatever the bytes are; `query` is told when the window
+    /// it gets is the last (it holds the file's head, or it is `max` bytes
+    /// long).
+    pub(crate) fn read_tail_within<R>(
+        path: &Path,
+        initial: u64,
+        max: u64,
+        mut query: impl FnMut(&Transcript, bool) -> Option<R>,
+    ) -> Result<Option<R>, Error> {
+        let mut window = initial.clamp(1, max.max(1));
         loop {
             let t = Transcript::read_tail(path, window)?;
-            let answer = query(&t);
-            if answer.is_some() || t.has_head() {
+            let last = t.has_head() || window >= max;
+            let answer = query(&t, last);
+            if answer.is_some() || last {
                 return Ok(answer);
             }
-            window = window.saturating_mul(2);
+            window = window.saturating_mul(2).min(max);
         }
     }
 

@@ -892,7 +892,8 @@ impl Transcript {
     /// not of the file, and a concurrent truncation cannot raise `SIGBUS`.
     /// A turn longer than [`TURN_MAX_BYTES`] is cut there: its prompt is
     /// then `None` and its tool uses are the last ones, which bounds the
-    /// time and memory a hook can spend on one pathological turn.
+    /// time and memory a hook can spend on one pathological turn, whatever
+    /// the bytes are (a last line of 600 MB with no newline included).
     ///
     /// # Errors
     ///
@@ -901,13 +902,15 @@ impl Transcript {
         path: P,
         chain: Chain,
     ) -> Result<Turn, crate::Error> {
-        let turn = Transcript::read_tail_until(path, TURN_WINDOW, |t| {
-            let turn = t.current_turn(chain);
-            // Windows double, so the one that reaches half the cap (less
-            // the partial line it starts with) is the last.
-            let enough = t.as_bytes().len() as u64 >= TURN_MAX_BYTES / 2;
-            (turn.prompt().is_some() || t.has_head() || enough).then_some(turn)
-        })?;
+        let turn = Transcript::read_tail_within(
+            path.as_ref(),
+            TURN_WINDOW,
+            TURN_MAX_BYTES,
+            |t, last| {
+                let turn = t.current_turn(chain);
+                (turn.prompt().is_some() || last).then_some(turn)
+            },
+        )?;
         Ok(turn.unwrap_or_default())
     }
 
