@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
@@ -693,18 +694,200 @@ fn subagent_stop_is_left_to_the_main_stop_by_default() {
 
 /// A transcript that never arrives (a FIFO nobody writes): the hook's own
 /// timeout ends it with exit 0, silently, long before the client's.
-#[test]
-fn timeout_fails_open() {
-    let h = Hook::new().config("timeout_ms = 300\n");
-    let fifo = h.dir.path().join("never.jsonl");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-    assert_silent_allow(&h.post_write("t1"));
-    let started = std::time::Instant::now();
-    assert_silent_allow(&h.stop("t1", &fifo, None));
+}
+
+/// Run `f`, and fail unless it took less than `limit`.
+fn within<T>(limit: Duration, what: &str, f: impl FnOnce() -> T) -> T {
+    let started = Instant::now();
+    let out = f();
     let took = started.elapsed();
-    assert!(took < std::time::Duration::from_secs(3), "took {took:?}");
+    assert!(took < limit, "{what}: took {took:?}");
+    out
+}
+
+/// The largest resident set of any child process waited for so far, in
+/// KiB.
+fn children_max_rss_kib() -> i64 {
+    // SAFETY: `getrusage` fills the zeroed struct it is given.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        assert_eq!(libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage), 0);
+        usage.ru_maxrss
+    }
+}
+
+#[test]
+fn special_transcripts_are_refused_at_once() {
+    // `timeout_ms = 0` once switched the timer off; it is clamped now, and
+    // special files are refused before anything waits on them.
+    let h = Hook::new().config("timeout_ms = 0\n");
+    let fifo = h.dir.path().join("never.jsonl");
+    mkfifo(&fifo);
+    let second = Duration::from_secs(1);
+    assert_silent_allow(&h.post_write("t1"));
+    within(second, "FIFO transcript", || {
+        assert_silent_allow(&h.stop("t1", &fifo, None))
+    });
+    within(second, "/dev/zero transcript", || {
+        assert_silent_allow(&h.stop("t1", Path::new("/dev/zero"), None))
+    });
+    // The flag is still pending: nothing was judged.
+    assert!(h.state().join("t1.flag").exists());
+}
+
+#[test]
+fn a_stdin_that_never_closes_times_out() {
+    let h = Hook::new();
+    let mut cmd = Command::new(BIN);
+    cmd.arg("hook")
+        .env("HOME", &h.env[0].1)
+        .env("STOPGATE_STATE_DIR", h.state())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(br#"{"session_id":"s","hook_event_name":"Post"#).unwrap();
+    // The default timeout is 5 s; the hook must not wait for us.
+    let out = within(Duration::from_secs(8), "open stdin", || {
+        child.wait_with_output().unwrap()
+    });
+    drop(stdin);
+    assert_silent_allow(&out);
+}
+
+#[test]
+fn configs_that_are_fifos_or_endless_do_not_hang() {
+    let h = Hook::new();
+    let fifo = h.dir.path().join("config.toml");
+    mkfifo(&fifo);
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Fix.").write_tool("toolu_1").text("Fixed.");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    let limit = Duration::from_secs(2);
+    for config in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let h = Hook::new().env("STOPGATE_CONFIG", config);
+        // The defaults apply: the unaudited change is blocked.
+        within(limit, config, || assert_blocked(&h.stop("c1", &t, None)));
+    }
+    assert!(children_max_rss_kib() < 200 << 10, "a child grew past 200 MB");
+    // `config --check` names the problem.
+    for config in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let out = within(limit, config, || {
+            Command::new(BIN)
+                .args(["config", "--check", config])
+                .output()
+                .unwrap()
+        });
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+}
+
+#[test]
+fn state_files_that_are_fifos_do_not_hold_any_event() {
+    let h = Hook::new().env("STOPGATE_DEBUG", "1");
+    std::fs::create_dir(h.state()).unwrap();
+    std::fs::set_permissions(
+        h.state(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    mkfifo(&h.state().join("debug.log"));
+    mkfifo(&h.state().join("f1.count"));
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Fix.").write_tool("toolu_1").text("Fixed.");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    let second = Duration::from_secs(1);
+    within(second, "PostToolUse", || assert_silent_allow(&h.post_write("f1")));
+    within(second, "Stop", || assert_blocked(&h.stop("f1", &t, None)));
+}
+
+#[test]
+fn a_600_mb_last_line_is_read_no_further_than_the_cap() {
+    let h = Hook::new();
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Fix.").write_tool("toolu_1").text("Fixed.");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    // A sparse file: the lines, then 1 GB of NULs with no newline.
+    let f = std::fs::OpenOptions::new().write(true).open(&t).unwrap();
+    f.set_len(1 << 30).unwrap();
+    drop(f);
+    assert_silent_allow(&h.post_write("big"));
+    within(Duration::from_secs(3), "1 GB tail without a newline", || {
+        h.stop("big", &t, Some("Fixed."))
+    });
+    let rss = children_max_rss_kib();
+    assert!(rss < 300 << 10, "a child's peak RSS was {} MB", rss >> 10);
+}
+
+#[test]
+fn rephrased_deferrals_are_bounded() {
+    let h = Hook::new();
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Pick a cache.")
+        .bash("toolu_1", "ls src")
+        .bash("toolu_2", "cat Cargo.toml");
+    tx.text("Which would you prefer?");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    let mut blocks = 0;
+    for i in 0..20 {
+        let text = format!(
+            "Both work (variant {i}). Which would you prefer, Redis or an LRU?"
+        );
+        match h.stop("o9", &t, Some(&text)).status.code() {
+            Some(2) => blocks += 1,
+            Some(0) => {}
+            other => panic!("exit {other:?}"),
+        }
+    }
+    assert_eq!(blocks, 2, "the ownership gate's default cap");
+    // Within a turn, a reply to a block is not nagged again.
+    let h = Hook::new();
+    let v = json!({"session_id": "o10", "transcript_path": t, "cwd": "/tmp",
+                   "hook_event_name": "Stop", "stop_hook_active": true,
+                   "last_assistant_message": "Which would you prefer, Redis or an LRU?"});
+    assert_silent_allow(&h.run(v));
+}
+
+#[test]
+fn racing_hooks_with_an_aged_lock_hold_the_cap() {
+    let month = Duration::from_secs(30 * 24 * 3600);
+    let h = Hook::new().config("transcript_changes = false\n");
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Fix.").text("Fixed.");
+    let t = tx.save(h.dir.path(), "t.jsonl");
+    assert_silent_allow(&h.post_write("warmup"));
+    for round in 0..40 {
+        let sid = format!("race{round}");
+        // An old lock file, and a cleanup that is due.
+        let lock = h.state().join(format!("{sid}.lock"));
+        let old = std::time::SystemTime::now() - month;
+        std::fs::File::create(&lock).unwrap().set_modified(old).unwrap();
+        if let Ok(f) = std::fs::File::options()
+            .write(true)
+            .open(h.state().join("cleanup.stamp"))
+        {
+            f.set_modified(old).unwrap();
+        }
+        let blocks: u32 = std::thread::scope(|s| {
+            let runs: Vec<_> = (0..6)
+                .map(|_| {
+                    s.spawn(|| {
+                        assert_silent_allow(&h.post_write(&sid));
+                        u32::from(h.stop(&sid, &t, None).status.code() == Some(2))
+                    })
+                })
+                .collect();
+            runs.into_iter().map(|r| r.join().unwrap()).sum()
+        });
+        assert!(blocks <= 2, "round {round}: {blocks} blocks with a cap of 2");
+    }
 }
 
 /// Seen with the real client: after the no-marker block, the model
