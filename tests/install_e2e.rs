@@ -165,3 +165,160 @@ fn config_default_and_check() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("c.toml") && err.contains("line 4"), "{err}");
 }
+
+fn installed_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn planted_links_beside_the_settings_are_never_followed() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("repo");
+    let claude = project.join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let settings = claude.join("settings.json");
+    std::fs::write(&settings, "{\"model\": \"opus\"}\n").unwrap();
+    let victim = home.path().join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    for name in ["settings.json.stopgate-tmp", "settings.json.stopgate-backup"]
+    {
+        std::os::unix::fs::symlink(&victim, claude.join(name)).unwrap();
+    }
+    let out = Command::new(BIN)
+        .args(["install", "--scope", "project"])
+        .env("HOME", home.path())
+        .env("CLAUDE_PROJECT_DIR", &project)
+        .output()
+        .unwrap();
+    installed_ok(&out);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    let meta = std::fs::symlink_metadata(&settings).unwrap();
+    assert!(meta.is_file(), "settings.json is a plain file");
+    // The backup went to a fresh name, with the original bytes.
+    let backup = claude.join("settings.json.stopgate-backup.1");
+    assert_eq!(
+        std::fs::read_to_string(backup).unwrap(),
+        "{\"model\": \"opus\"}\n"
+    );
+}
+
+#[test]
+fn mode_owner_and_symlinked_settings_are_kept() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let home = tempfile::tempdir().unwrap();
+    let dotfiles = home.path().join("dotfiles");
+    std::fs::create_dir(&dotfiles).unwrap();
+    let real = dotfiles.join("claude-settings.json");
+    std::fs::write(&real, "{\"env\": {\"TOKEN\": \"secret\"}}\n").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600))
+        .unwrap();
+    std::fs::create_dir(home.path().join(".claude")).unwrap();
+    let link = home.path().join(".claude/settings.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let uid = std::fs::metadata(&real).unwrap().uid();
+
+    installed_ok(&stopgate(home.path(), &["install"]));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    let meta = std::fs::metadata(&real).unwrap();
+    assert_eq!(meta.mode() & 0o777, 0o600);
+    assert_eq!(meta.uid(), uid);
+    let text = std::fs::read_to_string(&real).unwrap();
+    assert!(text.contains("stopgate hook") && text.contains("secret"));
+    // The backup sits beside the real file, just as private.
+    let backup = dotfiles.join("claude-settings.json.stopgate-backup");
+    assert_eq!(std::fs::metadata(backup).unwrap().mode() & 0o777, 0o600);
+
+    installed_ok(&stopgate(home.path(), &["uninstall"]));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::metadata(&real).unwrap().mode() & 0o777, 0o600);
+}
+
+#[test]
+fn concurrent_installs_share_no_file() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join(".claude")).unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::write(&settings, "{}\n").unwrap();
+    std::thread::scope(|s| {
+        let runs: Vec<_> = (0..6)
+            .map(|_| s.spawn(|| stopgate(home.path(), &["install"])))
+            .collect();
+        for r in runs {
+            installed_ok(&r.join().unwrap());
+        }
+    });
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap())
+            .unwrap();
+    for event in ["PostToolUse", "Stop", "SubagentStop"] {
+        assert_eq!(v["hooks"][event].as_array().unwrap().len(), 1, "{event}");
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(home.path().join(".claude"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("stopgate-tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn other_peoples_hooks_and_numbers_are_kept() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join(".claude")).unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    let bin = Path::new(BIN).canonicalize().unwrap();
+    let bin = bin.display();
+    let original = format!(
+        r#"{{
+  "big": 12345678901234567890123,
+  "precise": 0.1000000000000000055511151231257827,
+  "hooks": {{
+    "PostToolUse": [{{"matcher": "Write|Edit", "hooks": [
+      {{"type": "command", "command": "prettier --write"}},
+      {{"type": "command", "command": "STOPGATE_DEBUG=1 {bin} hook"}}]}}],
+    "Stop": [{{"matcher": "", "hooks": [
+      {{"type": "command", "command": "stopgate hook --config /etc/team-stopgate.toml"}}]}}]
+  }}
+}}
+"#
+    );
+    std::fs::write(&settings, &original).unwrap();
+    installed_ok(&stopgate(home.path(), &["install"]));
+    let text = std::fs::read_to_string(&settings).unwrap();
+    assert!(text.contains("12345678901234567890123"), "{text}");
+    assert!(text.contains("0.1000000000000000055511151231257827"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let post = v["hooks"]["PostToolUse"].as_array().unwrap();
+    assert_eq!(post[0]["matcher"], "Write|Edit", "prettier's matcher");
+    assert_eq!(post[0]["hooks"][0]["command"], "prettier --write");
+    assert_eq!(post.len(), 2, "stopgate moved to a group of its own");
+    assert_eq!(
+        post[1]["hooks"][0]["command"],
+        format!("STOPGATE_DEBUG=1 {bin} hook"),
+        "the env-wrapped entry is recognised, not duplicated"
+    );
+    let stop = v["hooks"]["Stop"].as_array().unwrap();
+    assert_eq!(stop.len(), 1);
+    assert_eq!(
+        stop[0]["hooks"][0]["command"],
+        "stopgate hook --config /etc/team-stopgate.toml"
+    );
+}
+
+#[test]
+fn an_explicit_settings_path_in_a_missing_folder_is_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join("no/such/dir/s.json");
+    let out = stopgate(
+        home.path(),
+        &["install", "--settings", path.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+    assert!(!home.path().join("no").exists());
+}

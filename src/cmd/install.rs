@@ -1,11 +1,15 @@
 //! `stopgate install` and `stopgate uninstall`: edit Claude Code's
 //! settings.json safely.
 //!
-//! Nothing is lost: a file that is not valid JSON is refused, a backup is
-//! written before any change, and the new file replaces the old one by
-//! rename, so a crash leaves either the old file or the new one.
+//! Nothing is lost: a file that is not valid JSON is refused, a new backup
+//! is written before any change (never over an earlier one), and the new
+//! file replaces the old one by rename, so a crash leaves either the old
+//! file or the new one. The file keeps its mode and owner, a symlinked
+//! settings file is written through to its target, and no file is ever
+//! written through a link someone planted beside it.
 
 use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -120,30 +124,126 @@ fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
         println!("{}: already up to date", path.display());
         return Ok(());
     }
-    write_with_backup(&path, &text)?;
+    write_with_backup(&path, &text, args.settings.is_none())?;
     println!("{summary}");
     Ok(())
 }
 
 /// Back the old file up (if any), then write the new one atomically.
-fn write_with_backup(path: &Path, text: &str) -> Result<(), String> {
+///
+/// A symlinked settings file (a dotfiles setup) is written through: the
+/// link's final target is replaced, and the link stays. The new file keeps
+/// the old one's mode and owner (it may hold secrets in `env`). The backup
+/// and the temporary file are created exclusively, under names no one else
+/// holds, next to the real target, so a planted link is never followed and
+/// two installs never share a file.
+fn write_with_backup(
+    path: &Path,
+    text: &str,
+    create_dirs: bool,
+) -> Result<(), String> {
     let err = |what: &str, p: &Path, e: std::io::Error| {
         format!("{what} {}: {e}", p.display())
     };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| err("creating", dir, e))?;
+    let target = real_target(path).map_err(|e| err("resolving", path, e))?;
+    let dir = match target.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(d) => d.to_path_buf(),
+        None => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        if !create_dirs {
+            return Err(format!(
+                "{}: the folder does not exist; create it first",
+                dir.display()
+            ));
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| err("creating", &dir, e))?;
     }
-    if path.exists() {
-        let backup = path.with_extension("json.stopgate-backup");
-        std::fs::copy(path, &backup)
-            .map_err(|e| err("backing up to", &backup, e))?;
+    let old = match std::fs::metadata(&target) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(err("reading", &target, e)),
+    };
+    let mode = old.as_ref().map_or_else(new_file_mode, |m| m.mode() & 0o7777);
+    if old.is_some() {
+        let backup = backup(&target, mode)
+            .map_err(|e| err("backing up", &target, e))?;
         println!("backup: {}", backup.display());
     }
-    let tmp = path.with_extension("json.stopgate-tmp");
-    let mut f =
-        std::fs::File::create(&tmp).map_err(|e| err("writing", &tmp, e))?;
-    f.write_all(text.as_bytes())
-        .and_then(|()| f.sync_all())
-        .map_err(|e| err("writing", &tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| err("replacing", path, e))
+    let name = target.file_name().map_or_else(
+        || "settings".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".stopgate-tmp")
+        .tempfile_in(&dir)
+        .map_err(|e| err("creating a temporary file in", &dir, e))?;
+    let tmp_path = tmp.path().to_path_buf();
+    let file = tmp.as_file_mut();
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+        .map_err(|e| err("setting the mode of", &tmp_path, e))?;
+    if let Some(m) = &old {
+        // Only root can give a file away; for anyone else the owner is
+        // already right, or the call fails harmlessly.
+        let _ = std::os::unix::fs::fchown(&*file, Some(m.uid()), Some(m.gid()));
+    }
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| err("writing", &tmp_path, e))?;
+    tmp.persist(&target).map_err(|e| err("replacing", &target, e.error))?;
+    Ok(())
+}
+
+/// The file a settings path finally names: the path itself, or the end
+/// of its chain of symlinks. A dangling link is an error.
+fn real_target(path: &Path) -> std::io::Result<PathBuf> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path),
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
+/// Copy `target` to a new backup file beside it: `NAME.stopgate-backup`,
+/// else `NAME.stopgate-backup.1`, `.2`, …; an earlier backup is never
+/// overwritten, and a name someone else planted (a link) is skipped.
+fn backup(target: &Path, mode: u32) -> std::io::Result<PathBuf> {
+    let original = std::fs::read(target)?;
+    for n in 0u32.. {
+        let mut name = target.as_os_str().to_owned();
+        name.push(".stopgate-backup");
+        if n > 0 {
+            name.push(format!(".{n}"));
+        }
+        let path = PathBuf::from(name);
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode & 0o666)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path);
+        match created {
+            Ok(mut f) => {
+                f.write_all(&original)?;
+                f.sync_all()?;
+                return Ok(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    unreachable!("u32 backup names ran out")
+}
+
+/// The mode of a new file: 0666 less the process's umask, as `open`
+/// would give it.
+fn new_file_mode() -> u32 {
+    // SAFETY: `umask` cannot fail; it is set back at once. The CLI has no
+    // other thread creating files meanwhile.
+    let mask = unsafe {
+        let mask = libc::umask(0o022);
+        libc::umask(mask);
+        mask
+    };
+    0o666 & !u32::from(mask)
 }

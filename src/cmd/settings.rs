@@ -14,24 +14,87 @@ pub const POST_MATCHER: &str = "Write|Edit|MultiEdit|NotebookEdit|Bash";
 pub const EVENTS: &[(&str, &str)] =
     &[("PostToolUse", POST_MATCHER), ("Stop", ""), ("SubagentStop", "")];
 
-/// Whether a handler's command runs `stopgate hook`.
-///
-/// The first word, quoted or not, must name a file called `stopgate` (or
-/// `stopgate.exe`), and the second must be `hook`.
-pub fn is_stopgate_command(command: &str) -> bool {
-    let command = command.trim();
-    let (program, rest) = match command.strip_prefix('"') {
-        Some(q) => match q.split_once('"') {
-            Some((p, rest)) => (p, rest),
-            None => return false,
-        },
-        None => {
-            command.split_once(char::is_whitespace).unwrap_or((command, ""))
+/// A handler's command that runs `stopgate hook`, split so that an update
+/// can change the program and keep the rest as the user wrote it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HookCommand<'a> {
+    /// Environment assignments before the program (`A=1 env B=2 `),
+    /// verbatim.
+    pub prefix: &'a str,
+    /// The program's path, unquoted.
+    pub program: &'a str,
+    /// Everything after the program (` hook --config …`), verbatim.
+    pub rest: &'a str,
+}
+
+impl<'a> HookCommand<'a> {
+    /// Parse `command`: `None` unless it runs `stopgate hook`.
+    ///
+    /// Leading `NAME=value` assignments and an `env` word with its own
+    /// assignments are skipped; then the first word, quoted or not, must
+    /// name a file called `stopgate` (or `stopgate.exe`), and the next must
+    /// be `hook`.
+    pub fn parse(command: &'a str) -> Option<HookCommand<'a>> {
+        let mut at = command.len() - command.trim_start().len();
+        loop {
+            let word_end = word_end(command, at)?;
+            let word = &command[at..word_end];
+            let assignment = word
+                .split_once('=')
+                .is_some_and(|(name, _)| is_env_name(name));
+            if !(assignment || word == "env") {
+                break;
+            }
+            at = word_end + (command[word_end..].len()
+                - command[word_end..].trim_start().len());
         }
-    };
-    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
-    matches!(base, "stopgate" | "stopgate.exe")
-        && rest.split_whitespace().next() == Some("hook")
+        let prefix = &command[..at];
+        let (program, rest) = match command[at..].strip_prefix('"') {
+            Some(q) => {
+                let (p, rest) = q.split_once('"')?;
+                (p, rest)
+            }
+            None => {
+                let end = word_end(command, at)?;
+                (&command[at..end], &command[end..])
+            }
+        };
+        let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+        let ours = matches!(base, "stopgate" | "stopgate.exe")
+            && rest.split_whitespace().next() == Some("hook");
+        ours.then_some(HookCommand { prefix, program, rest })
+    }
+
+    /// The same command with another program.
+    pub fn with_program(&self, program: &str) -> String {
+        let quoted = if program.contains(' ') {
+            format!("\"{program}\"")
+        } else {
+            program.to_string()
+        };
+        format!("{}{quoted}{}", self.prefix, self.rest)
+    }
+}
+
+/// Where the unquoted word at `at` ends; `None` at the end of `s`.
+fn word_end(s: &str, at: usize) -> Option<usize> {
+    if at >= s.len() {
+        return None;
+    }
+    Some(s[at..].find(char::is_whitespace).map_or(s.len(), |i| at + i))
+}
+
+/// Whether `name` is a shell variable name.
+fn is_env_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Whether a handler's command runs `stopgate hook`, however it is
+/// wrapped: see [`HookCommand::parse`].
+pub fn is_stopgate_command(command: &str) -> bool {
+    HookCommand::parse(command).is_some()
 }
 
 /// The command line for a binary at `exe`: forward slashes (Windows hooks
@@ -51,6 +114,12 @@ pub struct ShapeError(pub String);
 
 /// Add (or update) stopgate's entries in `settings`. Every other key and
 /// hook is kept. Running it twice gives the same result.
+///
+/// An entry stopgate finds is kept as the user wrote it (its environment
+/// prefix, its arguments such as `--config`), except that a program path
+/// that no longer exists is replaced by `command`'s. A PostToolUse entry in
+/// a group it shares with other hooks is moved into a group of its own
+/// rather than widening the others' matcher.
 pub fn merge(settings: &mut Value, command: &str) -> Result<(), ShapeError> {
     let root = settings
         .as_object_mut()
@@ -60,36 +129,51 @@ pub fn merge(settings: &mut Value, command: &str) -> Result<(), ShapeError> {
     let hooks = hooks
         .as_object_mut()
         .ok_or_else(|| ShapeError("\"hooks\" is not an object".into()))?;
+    let new_program = HookCommand::parse(command).map(|c| c.program);
     for &(event, matcher) in EVENTS {
         let groups =
             hooks.entry(event).or_insert_with(|| Value::Array(vec![]));
         let groups = groups.as_array_mut().ok_or_else(|| {
             ShapeError(format!("\"hooks.{event}\" is not an array"))
         })?;
-        let mut found = false;
-        for group in groups.iter_mut() {
-            let Some(handlers) =
-                group.get_mut("hooks").and_then(Value::as_array_mut)
-            else {
-                continue;
-            };
-            let ours = handlers.iter_mut().find(|h| {
+        let found = groups.iter().enumerate().find_map(|(g, group)| {
+            let handlers = group.get("hooks")?.as_array()?;
+            let h = handlers.iter().position(|h| {
                 h.get("command")
                     .and_then(Value::as_str)
                     .is_some_and(is_stopgate_command)
-            });
-            if let Some(h) = ours {
-                h["command"] = json!(command);
-                h["type"] = json!("command");
-                if event == "PostToolUse" {
-                    group["matcher"] = json!(matcher);
-                }
-                found = true;
-                break;
+            })?;
+            Some((g, h, handlers.len()))
+        });
+        let Some((g, h, shared_with)) = found else {
+            groups.push(json!({"matcher": matcher, "hooks": [{"type": "command", "command": command}]}));
+            continue;
+        };
+        let handler = &mut groups[g]["hooks"][h];
+        let current = handler["command"].as_str().unwrap_or_default();
+        if let (Some(old), Some(new)) =
+            (HookCommand::parse(current), new_program)
+        {
+            let moved = old.program.contains('/')
+                && !std::path::Path::new(old.program).exists();
+            if moved && old.program != new {
+                handler["command"] = json!(old.with_program(new));
             }
         }
-        if !found {
-            groups.push(json!({"matcher": matcher, "hooks": [{"type": "command", "command": command}]}));
+        handler["type"] = json!("command");
+        if event != "PostToolUse"
+            || groups[g].get("matcher").and_then(Value::as_str) == Some(matcher)
+        {
+            continue;
+        }
+        if shared_with == 1 {
+            groups[g]["matcher"] = json!(matcher);
+        } else {
+            let ours = groups[g]["hooks"]
+                .as_array_mut()
+                .map(|hs| hs.remove(h))
+                .unwrap_or_default();
+            groups.push(json!({"matcher": matcher, "hooks": [ours]}));
         }
     }
     Ok(())
@@ -259,6 +343,62 @@ mod tests {
         let cmds: Vec<_> =
             installed(&s).into_iter().map(|(_, _, c)| c).collect();
         assert_eq!(cmds, vec!["/new/stopgate hook"; 3]);
+    }
+
+    #[test]
+    fn merge_keeps_the_users_wrapping_and_arguments() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("stopgate");
+        std::fs::write(&exe, "").unwrap();
+        let exe = exe.to_str().unwrap();
+        for existing in [
+            "stopgate hook --config /etc/team-stopgate.toml".to_string(),
+            format!("STOPGATE_DEBUG=1 {exe} hook"),
+            format!("env STOPGATE_DEBUG=1 \"{exe}\" hook --config x"),
+        ] {
+            let mut s = json!({"hooks": {"Stop": [{"matcher": "", "hooks": [
+                {"type": "command", "command": existing}]}]}});
+            merge(&mut s, "/opt/stopgate hook").unwrap();
+            let stops = &s["hooks"]["Stop"];
+            assert_eq!(stops.as_array().unwrap().len(), 1, "{existing}");
+            assert_eq!(stops[0]["hooks"][0]["command"], json!(existing));
+        }
+        // A moved binary behind a prefix keeps the prefix and arguments.
+        let mut s = json!({"hooks": {"Stop": [{"matcher": "", "hooks": [
+            {"type": "command", "command": "A=1 /gone/stopgate hook --config c"}]}]}});
+        merge(&mut s, &command_for("/opt/my tools/stopgate")).unwrap();
+        assert_eq!(
+            s["hooks"]["Stop"][0]["hooks"][0]["command"],
+            "A=1 \"/opt/my tools/stopgate\" hook --config c"
+        );
+    }
+
+    #[test]
+    fn merge_never_widens_a_shared_matcher() {
+        let mut s = json!({"hooks": {"PostToolUse": [{"matcher": "Write|Edit", "hooks": [
+            {"type": "command", "command": "prettier --write"},
+            {"type": "command", "command": "/x/stopgate hook"}]}]}});
+        merge(&mut s, "/x/stopgate hook").unwrap();
+        let groups = s["hooks"]["PostToolUse"].as_array().unwrap();
+        assert_eq!(groups[0]["matcher"], "Write|Edit");
+        assert_eq!(groups[0]["hooks"].as_array().unwrap().len(), 1);
+        assert_eq!(groups[1]["matcher"], POST_MATCHER);
+        assert_eq!(groups[1]["hooks"][0]["command"], "/x/stopgate hook");
+        let once = s.clone();
+        merge(&mut s, "/x/stopgate hook").unwrap();
+        assert_eq!(s, once);
+    }
+
+    #[test]
+    fn parses_wrapped_commands() {
+        let c = HookCommand::parse("A=1 B_2=x env C=3 /p/stopgate hook -v")
+            .unwrap();
+        assert_eq!(c.prefix, "A=1 B_2=x env C=3 ");
+        assert_eq!(c.program, "/p/stopgate");
+        assert_eq!(c.rest, " hook -v");
+        assert!(HookCommand::parse("A=1").is_none());
+        assert!(HookCommand::parse("").is_none());
+        assert!(HookCommand::parse("1A=1 stopgate hook").is_none());
     }
 
     #[test]
