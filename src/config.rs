@@ -418,4 +418,39 @@ mod tests {
         let e = Config::from_toml("languages = [\"fr\"]").unwrap_err();
         assert!(e.to_string().contains("fr"), "{e}");
     }
+
+    #[test]
+    fn every_phrase_list_is_checked() {
+        for key in [
+            "[audit]\nextra_markers",
+            "[audit]\nescape_hatches",
+            "[patterns]\ndeference",
+            "[patterns]\nchallenge",
+            "[patterns]\ncapitulation",
+            "[patterns]\nverification",
+            "[patterns]\nclaims",
+            "[patterns]\nstock",
+        ] {
+            let e = Config::from_toml(&format!("{key} = [\"ok\", \" \"]"))
+                .unwrap_err();
+            assert!(e.to_string().contains("[1] is empty"), "{key}: {e}");
+            let many: Vec<String> =
+                (0..=MAX_KEYWORDS).map(|i| format!("\"k{i}\"")).collect();
+            let e = Config::from_toml(&format!("{key} = [{}]", many.join(",")))
+                .unwrap_err();
+            assert!(e.to_string().contains("at most 256"), "{key}: {e}");
+            let long = "x".repeat(MAX_KEYWORD_LEN + 1);
+            let e = Config::from_toml(&format!("{key} = [\"{long}\"]"))
+                .unwrap_err();
+            assert!(e.to_string().contains("bytes long"), "{key}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_timeout_is_clamped() {
+        let t = |ms: u64| Config { timeout_ms: ms, ..Config::default() }.timeout();
+        assert_eq!(t(0).as_millis(), 100);
+        assert_eq!(t(5000).as_millis(), 5000);
+        assert_eq!(t(u64::MAX).as_millis(), 60_000);
+    }
 }

@@ -994,3 +994,32 @@ fn gate_subagents_blocks_a_real_subagent_file() {
     let msg = assert_blocked(&h.run(stop));
     assert!(msg.contains("self-audit"), "{msg}");
 }
+
+#[test]
+fn a_config_the_check_rejects_is_not_used_by_the_hook() {
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Pick a cache.")
+        .bash("toolu_1", "ls src")
+        .bash("toolu_2", "cat Cargo.toml");
+    tx.text("Both work. Which would you prefer, Redis or an in-process LRU?");
+    let many: Vec<String> = (0..10_000).map(|i| format!("\"k{i}\"")).collect();
+    for toml in [
+        "[patterns]\ndeference = [\"\"]\n".to_string(),
+        format!("[patterns]\nclaims = [{}]\n", many.join(",")),
+    ] {
+        let h = Hook::new().config(&toml);
+        let t = tx.save(h.dir.path(), "t.jsonl");
+        let check = Command::new(BIN)
+            .args(["config", "--check"])
+            .arg(h.dir.path().join("stopgate.toml"))
+            .output()
+            .unwrap();
+        assert_eq!(check.status.code(), Some(2), "config --check accepted it");
+        // The hook falls back to the defaults, which block the deferral,
+        // and does so quickly.
+        let msg = within(Duration::from_secs(2), "hook", || {
+            assert_blocked(&h.stop("k1", &t, None))
+        });
+        assert!(msg.contains("decision ownership"), "{msg}");
+    }
+}
