@@ -278,3 +278,131 @@ fn options_and_exit_codes() {
     }
     assert!(table.contains("corrupt lines skipped: 5"), "{table}");
 }
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+fn timed_scan(args: &[&str]) -> Output {
+    let started = std::time::Instant::now();
+    let out = scan(args);
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(5), "{args:?}: {took:?}");
+    out
+}
+
+#[test]
+fn explicit_special_paths_are_skipped_with_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("pipe.jsonl");
+    mkfifo(&fifo);
+    let out = timed_scan(&[
+        "--no-progress",
+        fifo.to_str().unwrap(),
+        "/dev/zero",
+        "fixtures/transcripts/gate_findings.jsonl",
+    ]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{table}");
+    assert!(table.contains("pipe.jsonl: not a regular file"), "{table}");
+    assert!(table.contains("/dev/zero: not a regular file"), "{table}");
+    assert!(table.contains("scanned 1 files"), "{table}");
+}
+
+#[test]
+fn threads_are_clamped_and_the_clamp_reported() {
+    let out = timed_scan(&[
+        "--no-progress",
+        "--threads",
+        "100000",
+        "fixtures/transcripts/gate_findings.jsonl",
+    ]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--threads 100000 clamped to"), "{err}");
+}
+
+/// The largest resident set of any child process waited for so far, in
+/// KiB.
+fn children_max_rss_kib() -> i64 {
+    // SAFETY: `getrusage` fills the zeroed struct it is given.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        assert_eq!(libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage), 0);
+        usage.ru_maxrss
+    }
+}
+
+#[test]
+fn a_line_over_the_cap_is_skipped_in_bounded_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("long.jsonl");
+    let fixture =
+        std::fs::read(root().join("fixtures/transcripts/gate_findings.jsonl"))
+            .unwrap();
+    // 512 MB of one line (a hole: NULs), then the fixture's lines.
+    let mut f = std::fs::File::create(&path).unwrap();
+    f.set_len(512 << 20).unwrap();
+    drop(f);
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    f.write_all(b"\n").unwrap();
+    f.write_all(&fixture).unwrap();
+    drop(f);
+    let out = scan(&[
+        "--no-progress",
+        "--threads",
+        "1",
+        "--max-line-bytes",
+        "16777216",
+        path.to_str().unwrap(),
+    ]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("lines over the length cap skipped: 1"), "{table}");
+    let rss = children_max_rss_kib();
+    assert!(rss < 120 << 10, "peak RSS {} MB", rss >> 10);
+    // The lines after it are read: the same rows as the fixture alone.
+    let rows = |p: &str| {
+        let out = scan(&["--format", "jsonl", "--all-turns", "--no-progress", p]);
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                // The file's name, and its head (the entrypoint is in
+                // the first lines), differ; the rows must not.
+                for k in ["file", "session_id", "entrypoint", "evidence"] {
+                    v[k] = serde_json::Value::Null;
+                }
+                v
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        rows(path.to_str().unwrap()),
+        rows("fixtures/transcripts/gate_findings.jsonl")
+    );
+}
+
+#[test]
+fn non_utf8_names_are_written_faithfully() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"a\\\xffb.jsonl");
+    let path = tmp.path().join(name);
+    std::fs::copy(root().join("fixtures/transcripts/gate_findings.jsonl"), &path)
+        .unwrap();
+    let out = scan(&[
+        "--format",
+        "jsonl",
+        "--no-progress",
+        tmp.path().to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first: serde_json::Value =
+        serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let file = first["file"].as_str().unwrap();
+    assert!(file.ends_with(r"a\\\xffb.jsonl"), "{file}");
+    assert_eq!(first["file_escaped"], true);
+}

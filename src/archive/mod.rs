@@ -7,8 +7,9 @@
 //! multi-GB archives), so:
 //!
 //! * files are streamed in chunks ([`for_each_line`]), never mapped and
-//!   never read whole: memory is bounded by the longest line and the
-//!   thread count;
+//!   never read whole, and lines over a cap ([`DEFAULT_MAX_LINE`]) are
+//!   skipped as they stream: memory is bounded by the cap and the thread
+//!   count;
 //! * lines are classified by their top-level `type` without parsing, and
 //!   only user prompts, assistant lines and stop-hook summaries are parsed;
 //! * files are scanned in parallel (rayon), and a date filter skips files
@@ -25,7 +26,9 @@ use rayon::prelude::*;
 
 use crate::gates::Gates;
 
-pub use self::reader::{for_each_line, ChunkLine, DEFAULT_CHUNK};
+pub use self::reader::{
+    for_each_line, ChunkLine, DEFAULT_CHUNK, DEFAULT_MAX_LINE,
+};
 pub use self::scan::{
     report_turn, scan_file, scan_reader, session_of, Evidence, FileReport,
     Finding, ScanOptions, TurnReport,

@@ -6,8 +6,10 @@
 //! chunks into one buffer, complete lines are handed out in place, and the
 //! partial line at the end of a chunk is carried over to the front of the
 //! buffer, like ripgrep's line buffer. The buffer grows only when a single
-//! line outgrows it, so memory is bounded by the longest line plus one
-//! chunk, whatever the size of the file.
+//! line outgrows it, and a line longer than the cap the caller gives is
+//! not kept at all: its bytes are dropped as they arrive and it is handed
+//! out as [`ChunkLine::too_long`]. So memory is bounded by the cap plus one
+//! chunk, whatever the bytes of the file are.
 //!
 //! Lines follow the model of [`Lines`](crate::transcript::Lines): split at
 //! `\n`, a trailing `\r` stripped, the bytes after the last `\n` an
@@ -21,15 +23,28 @@ use memchr::memchr_iter;
 /// small enough to stay in L2.
 pub const DEFAULT_CHUNK: usize = 256 << 10;
 
+/// The default cap on a line's length: no transcript line of a real
+/// session comes near it.
+pub const DEFAULT_MAX_LINE: usize = 64 << 20;
+
 /// One line handed out by [`for_each_line`].
 #[derive(Clone, Copy, Debug)]
 pub struct ChunkLine<'a> {
-    /// The line, without `\n` or `\r\n`.
+    /// The line, without `\n` or `\r\n`; empty when the line was too
+    /// long to keep.
     pub bytes: &'a [u8],
     /// Whether a `\n` ended it.
     pub terminated: bool,
     /// The line's byte offset in the stream.
     pub offset: u64,
+    /// Whether the line was longer than the cap, and so skipped.
+    pub too_long: bool,
+}
+
+impl ChunkLine<'_> {
+    fn skipped(offset: u64, terminated: bool) -> ChunkLine<'static> {
+        ChunkLine { bytes: &[], terminated, offset, too_long: true }
+    }
 }
 
 fn strip_cr(b: &[u8]) -> &[u8] {
@@ -38,11 +53,14 @@ fn strip_cr(b: &[u8]) -> &[u8] {
 
 /// Call `f` on every line of `reader`, reading `chunk` bytes at a time.
 ///
-/// Returns the number of bytes read. The biggest buffer it holds is the
-/// longest line plus `chunk`.
+/// A line longer than `max_line` bytes is handed out once, with no bytes
+/// and [`ChunkLine::too_long`] set. Returns the number of bytes read. The
+/// biggest buffer it holds is about `max_line` plus `chunk` (twice that
+/// while it grows).
 pub fn for_each_line<R: Read>(
     mut reader: R,
     chunk: usize,
+    max_line: usize,
     mut f: impl FnMut(ChunkLine<'_>),
 ) -> io::Result<u64> {
     let chunk = chunk.max(1);
@@ -52,6 +70,8 @@ pub fn for_each_line<R: Read>(
     let mut total = 0u64;
     // The stream offset of buf[0].
     let mut base = 0u64;
+    // The offset of a line over the cap whose bytes are being dropped.
+    let mut skipping: Option<u64> = None;
     loop {
         if buf.len() - end < chunk {
             if start > 0 {
@@ -76,21 +96,44 @@ pub fn for_each_line<R: Read>(
         let mut pos = start;
         for nl in memchr_iter(b'\n', &buf[scan_from..end]) {
             let nl = scan_from + nl;
-            f(ChunkLine {
-                bytes: strip_cr(&buf[pos..nl]),
-                terminated: true,
-                offset: base + pos as u64,
-            });
+            let line = match skipping.take() {
+                Some(at) => ChunkLine::skipped(at, true),
+                None if nl - pos > max_line => {
+                    ChunkLine::skipped(base + pos as u64, true)
+                }
+                None => ChunkLine {
+                    bytes: strip_cr(&buf[pos..nl]),
+                    terminated: true,
+                    offset: base + pos as u64,
+                    too_long: false,
+                },
+            };
+            f(line);
             pos = nl + 1;
         }
         start = pos;
+        if skipping.is_none() && end - start > max_line {
+            skipping = Some(base + start as u64);
+        }
+        if skipping.is_some() {
+            // Drop what is held of the line; only its end is looked for.
+            start = end;
+        }
     }
-    if start < end {
-        f(ChunkLine {
-            bytes: strip_cr(&buf[start..end]),
-            terminated: false,
-            offset: base + start as u64,
-        });
+    if let Some(at) = skipping {
+        f(ChunkLine::skipped(at, false));
+    } else if start < end {
+        let line = if end - start > max_line {
+            ChunkLine::skipped(base + start as u64, false)
+        } else {
+            ChunkLine {
+                bytes: strip_cr(&buf[start..end]),
+                terminated: false,
+                offset: base + start as u64,
+                too_long: false,
+            }
+        };
+        f(line);
     }
     Ok(total)
 }
@@ -101,8 +144,20 @@ mod tests {
     use crate::transcript::Lines;
 
     fn collect(data: &[u8], chunk: usize) -> Vec<(Vec<u8>, bool)> {
+        collect_capped(data, chunk, usize::MAX)
+    }
+
+    fn collect_capped(
+        data: &[u8],
+        chunk: usize,
+        max: usize,
+    ) -> Vec<(Vec<u8>, bool)> {
         let mut out = vec![];
-        for_each_line(data, chunk, |l| {
+        for_each_line(data, chunk, max, |l| {
+            if l.too_long {
+                out.push((b"<too long>".to_vec(), l.terminated));
+                return;
+            }
             let at = l.offset as usize;
             assert_eq!(&data[at..at + l.bytes.len()], l.bytes);
             out.push((l.bytes.to_vec(), l.terminated))
@@ -132,6 +187,53 @@ mod tests {
         assert_eq!(
             collect(&data, 7),
             vec![(vec![b'x'; 10_000], true), (b"tail".to_vec(), false)]
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        #[test]
+        fn capped_lines_match_the_slice_iterator(
+            data in proptest::collection::vec(proptest::sample::select(vec![b'\n', b'a', b'b']), 0..200),
+            chunk in 1usize..40,
+            max in 0usize..20,
+        ) {
+            let want: Vec<(Vec<u8>, bool)> = Lines::new(&data)
+                .map(|l| {
+                    let bytes = if l.as_bytes().len() > max {
+                        b"<too long>".to_vec()
+                    } else {
+                        l.as_bytes().to_vec()
+                    };
+                    (bytes, l.is_terminated())
+                })
+                .collect();
+            proptest::prop_assert_eq!(collect_capped(&data, chunk, max), want);
+        }
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_not_kept() {
+        // 64 MiB of one line, read with a 1 MiB cap: the buffer stays
+        // near the cap.
+        struct Endless(u64);
+        impl Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = (buf.len() as u64).min(self.0) as usize;
+                buf[..n].fill(b'x');
+                self.0 -= n as u64;
+                Ok(n)
+            }
+        }
+        let reader = Endless(64 << 20).chain(&b"\nok\n"[..]);
+        let mut lines = vec![];
+        for_each_line(reader, 4096, 1 << 20, |l| {
+            lines.push((l.too_long, l.offset, l.bytes.to_vec()))
+        })
+        .unwrap();
+        assert_eq!(
+            lines,
+            vec![(true, 0, vec![]), (false, (64 << 20) + 1, b"ok".to_vec())]
         );
     }
 }

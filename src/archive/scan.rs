@@ -145,6 +145,8 @@ pub struct FileReport {
     pub lines: u64,
     /// Corrupt lines skipped (among those parsed or framed badly).
     pub corrupt: u64,
+    /// Lines longer than [`ScanOptions::max_line`], skipped unread.
+    pub too_long: u64,
     /// The turns, in file order.
     pub turns: Vec<TurnReport>,
     /// Why the file could not be read, if it could not.
@@ -163,6 +165,10 @@ pub struct ScanOptions {
     /// Entrypoints of unattended sessions, whose turns get no findings
     /// (the hook allows them): the configuration's `skip_entrypoints`.
     pub skip_entrypoints: Vec<String>,
+    /// Lines longer than this many bytes are skipped and counted in
+    /// [`FileReport::too_long`], so a scan's memory stays near this much
+    /// per thread.
+    pub max_line: usize,
 }
 
 impl Default for ScanOptions {
@@ -172,6 +178,7 @@ impl Default for ScanOptions {
             since: None,
             until: None,
             skip_entrypoints: vec![],
+            max_line: super::reader::DEFAULT_MAX_LINE,
         }
     }
 }
@@ -260,8 +267,15 @@ pub fn scan_reader<R: Read>(
         turns: vec![],
         lines: 0,
         corrupt: 0,
+        too_long: 0,
     };
-    match for_each_line(reader, options.chunk_size, |line| scan.line(line)) {
+    let read = for_each_line(
+        reader,
+        options.chunk_size,
+        options.max_line,
+        |line| scan.line(line),
+    );
+    match read {
         Ok(n) => report.bytes = n,
         Err(e) => report.error = Some(e.to_string()),
     }
@@ -272,6 +286,7 @@ pub fn scan_reader<R: Read>(
     }
     report.lines = scan.lines;
     report.corrupt = scan.corrupt;
+    report.too_long = scan.too_long;
     report.turns = scan.turns;
     report
 }
@@ -288,11 +303,16 @@ struct FileScan<'a> {
     /// Physical lines seen, which numbers them.
     lines: u64,
     corrupt: u64,
+    too_long: u64,
 }
 
 impl FileScan<'_> {
     fn line(&mut self, line: ChunkLine<'_>) {
         self.lines += 1;
+        if line.too_long {
+            self.too_long += 1;
+            return;
+        }
         if line.bytes.is_empty() || !self.builder.wants(line.bytes) {
             return;
         }

@@ -36,8 +36,9 @@ impl std::fmt::Display for MissingPath {
 impl std::error::Error for MissingPath {}
 
 /// List the `*.jsonl` files under `paths` (subagent files under
-/// `<session>/subagents/` included); a path that is a file is taken as it
-/// is. Files last modified before `modified_since` are left out without
+/// `<session>/subagents/` included); a path that is a regular file is
+/// taken as it is, and one that is a FIFO, a device or a socket is skipped
+/// with an error in [`Walked::errors`]. Files last modified before `modified_since` are left out without
 /// being opened. Directory symlinks are not followed.
 pub fn walk(
     paths: &[PathBuf],
@@ -60,7 +61,14 @@ pub fn walk(
             // directory, only `*.jsonl` files.
             let ft = entry.file_type();
             let wanted = if entry.depth() == 0 {
-                !ft.is_dir()
+                // A FIFO would hang the scan, `/dev/zero` would never end.
+                if !ft.is_dir() && !ft.is_file() {
+                    out.errors.push(format!(
+                        "{}: not a regular file, skipped",
+                        entry.path().display()
+                    ));
+                }
+                ft.is_file()
             } else {
                 ft.is_file()
                     && entry.path().extension().is_some_and(|e| e == "jsonl")

@@ -63,6 +63,11 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 
+    /// Skip lines longer than this many bytes (counted in the summary), so
+    /// that memory stays near this much per thread.
+    #[arg(long, value_name = "BYTES", default_value_t = archive::DEFAULT_MAX_LINE)]
+    max_line_bytes: usize,
+
     /// Read files in chunks of this many bytes (for testing).
     #[arg(long, hide = true, default_value_t = archive::DEFAULT_CHUNK)]
     chunk_size: usize,
@@ -103,15 +108,25 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let walked =
         archive::walk(&paths, since_mtime).map_err(|e| e.to_string())?;
     let total_bytes: u64 = walked.files.iter().map(|f| f.len).sum();
-    let threads = args.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    });
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max_threads = cores.saturating_mul(4);
+    let threads = match args.threads {
+        Some(n) if n > max_threads => {
+            eprintln!(
+                "stopgate: --threads {n} clamped to {max_threads} (4 per core)"
+            );
+            max_threads
+        }
+        Some(n) => n.max(1),
+        None => cores,
+    };
     let bar = progress_bar(args, walked.files.len() as u64, total_bytes);
     let options = ScanOptions {
         chunk_size: args.chunk_size,
         since: args.since,
         until: args.until,
         skip_entrypoints: config.skip_entrypoints.clone(),
+        max_line: args.max_line_bytes,
     };
     let started = Instant::now();
     let files_done = AtomicU64::new(0);
@@ -220,7 +235,8 @@ fn write_jsonl(
     for row in rows(reports, all) {
         let t = row.turn;
         let line = JsonRow {
-            file: row.report.path.display().to_string(),
+            file: path_text(&row.report.path),
+            file_escaped: row.report.path.to_str().is_none(),
             session_id: &row.report.session_id,
             turn: t.turn,
             kind: t.kind.as_str(),
@@ -256,6 +272,10 @@ fn write_jsonl(
 #[derive(serde::Serialize)]
 struct JsonRow<'a> {
     file: String,
+    /// Set when the name is not UTF-8: `file` then spells each byte that
+    /// is not as `\xNN`, and each backslash as `\\`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    file_escaped: bool,
     session_id: &'a str,
     turn: usize,
     kind: &'static str,
@@ -310,7 +330,7 @@ fn write_csv(
     ])?;
     for row in rows(reports, all) {
         w.write_record([
-            row.report.path.display().to_string(),
+            path_text(&row.report.path),
             row.report.session_id.clone(),
             row.turn.turn.to_string(),
             row.turn.kind.as_str().to_string(),
@@ -360,6 +380,7 @@ fn write_table(
     let change_turns = turns.iter().filter(|t| t.changed).count();
     let bytes: u64 = reports.iter().map(|r| r.bytes).sum();
     let corrupt: u64 = reports.iter().map(|r| r.corrupt).sum();
+    let too_long: u64 = reports.iter().map(|r| r.too_long).sum();
     let unreadable: Vec<String> = reports
         .iter()
         .filter_map(|r| {
@@ -402,6 +423,12 @@ fn write_table(
     )?;
     for u in unreadable.iter().take(10) {
         writeln!(out, "  {u}")?;
+    }
+    if too_long > 0 {
+        writeln!(
+            out,
+            "lines over the length cap skipped: {too_long} (raise --max-line-bytes to read them)"
+        )?;
     }
     writeln!(out)?;
     writeln!(
@@ -454,4 +481,21 @@ fn human_bytes(n: u64) -> String {
         n if n >= 1 << 10 => format!("{:.1} KB", f / 1024.0),
         n => format!("{n} B"),
     }
+}
+
+/// A path as text, faithfully: as it is when it is UTF-8; else with each
+/// byte that is not UTF-8 written `\xNN` and each backslash doubled, so
+/// the bytes can be recovered.
+fn path_text(path: &std::path::Path) -> String {
+    if let Some(s) = path.to_str() {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    for chunk in path.as_os_str().as_encoded_bytes().utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
