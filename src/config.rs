@@ -321,7 +321,8 @@ impl Config {
                     "{name}[{i}] is empty: an empty phrase matches every text"
                 ));
             }
-            if let Some(i) = list.iter().position(|k| k.len() > MAX_KEYWORD_LEN)
+            if let Some(i) =
+                list.iter().position(|k| k.len() > MAX_KEYWORD_LEN)
             {
                 return err(format!(
                     "{name}[{i}] is {} bytes long; at most {MAX_KEYWORD_LEN} are allowed",
@@ -436,8 +437,9 @@ mod tests {
             assert!(e.to_string().contains("[1] is empty"), "{key}: {e}");
             let many: Vec<String> =
                 (0..=MAX_KEYWORDS).map(|i| format!("\"k{i}\"")).collect();
-            let e = Config::from_toml(&format!("{key} = [{}]", many.join(",")))
-                .unwrap_err();
+            let e =
+                Config::from_toml(&format!("{key} = [{}]", many.join(",")))
+                    .unwrap_err();
             assert!(e.to_string().contains("at most 256"), "{key}: {e}");
             let long = "x".repeat(MAX_KEYWORD_LEN + 1);
             let e = Config::from_toml(&format!("{key} = [\"{long}\"]"))
@@ -448,7 +450,8 @@ mod tests {
 
     #[test]
     fn the_timeout_is_clamped() {
-        let t = |ms: u64| Config { timeout_ms: ms, ..Config::default() }.timeout();
+        let t =
+            |ms: u64| Config { timeout_ms: ms, ..Config::default() }.timeout();
         assert_eq!(t(0).as_millis(), 100);
         assert_eq!(t(5000).as_millis(), 5000);
         assert_eq!(t(u64::MAX).as_millis(), 60_000);

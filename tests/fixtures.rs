@@ -1,6 +1,7 @@
 //! The project's own fixtures: expected answers, and the oracle on every
 //! source path (memory map, whole read, tail windows of several sizes).
 
+mod common;
 mod oracle;
 
 use std::path::{Path, PathBuf};
@@ -351,9 +352,7 @@ fn unreadable_file_is_an_error() {
 fn fifo_is_read_not_mapped() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("pipe.jsonl");
-    let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    common::mkfifo(&p);
     let writer = std::thread::spawn({
         let p = p.clone();
         move || {

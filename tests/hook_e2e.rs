@@ -8,6 +8,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+mod common;
+
+use common::{children_max_rss_kib, mkfifo};
+
 const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
 
 /// One isolated installation: its own state directory and HOME, and no
@@ -692,14 +696,6 @@ fn subagent_stop_is_left_to_the_main_stop_by_default() {
     assert_silent_allow(&h.run(bad));
 }
 
-/// A transcript that never arrives (a FIFO nobody writes): the hook's own
-/// timeout ends it with exit 0, silently, long before the client's.
-fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-}
-
 /// Run `f`, and fail unless it took less than `limit`.
 fn within<T>(limit: Duration, what: &str, f: impl FnOnce() -> T) -> T {
     let started = Instant::now();
@@ -707,17 +703,6 @@ fn within<T>(limit: Duration, what: &str, f: impl FnOnce() -> T) -> T {
     let took = started.elapsed();
     assert!(took < limit, "{what}: took {took:?}");
     out
-}
-
-/// The largest resident set of any child process waited for so far, in
-/// KiB.
-fn children_max_rss_kib() -> i64 {
-    // SAFETY: `getrusage` fills the zeroed struct it is given.
-    unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        assert_eq!(libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage), 0);
-        usage.ru_maxrss
-    }
 }
 
 #[test]
@@ -880,7 +865,9 @@ fn racing_hooks_with_an_aged_lock_hold_the_cap() {
                 .map(|_| {
                     s.spawn(|| {
                         assert_silent_allow(&h.post_write(&sid));
-                        u32::from(h.stop(&sid, &t, None).status.code() == Some(2))
+                        u32::from(
+                            h.stop(&sid, &t, None).status.code() == Some(2),
+                        )
                     })
                 })
                 .collect();
@@ -1021,5 +1008,43 @@ fn a_config_the_check_rejects_is_not_used_by_the_hook() {
             assert_blocked(&h.stop("k1", &t, None))
         });
         assert!(msg.contains("decision ownership"), "{msg}");
+    }
+}
+
+#[test]
+fn planted_links_in_the_state_directory_are_never_written_through() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Fix.").write_tool("toolu_1").text("Fixed.");
+    // A private directory with links planted in it, and one open to all.
+    for mode in [0o700, 0o777] {
+        let h = Hook::new().env("STOPGATE_DEBUG", "1");
+        let t = tx.save(h.dir.path(), "t.jsonl");
+        std::fs::create_dir(h.state()).unwrap();
+        std::fs::set_permissions(
+            h.state(),
+            std::fs::Permissions::from_mode(mode),
+        )
+        .unwrap();
+        let victim = h.dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        for name in [
+            "p1.count.tmp",
+            "p1.seen.tmp",
+            "p1.nag.tmp",
+            "p1.count",
+            "debug.log",
+        ] {
+            std::os::unix::fs::symlink(&victim, h.state().join(name)).unwrap();
+        }
+        let dangling = h.dir.path().join("made-by-the-hook");
+        std::os::unix::fs::symlink(&dangling, h.state().join("p1.lock"))
+            .unwrap();
+        assert_silent_allow(&h.post_write("p1"));
+        let _ = h.stop("p1", &t, None);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(!dangling.exists(), "mode {mode:o}: a file at the lock link");
+        let now = std::fs::metadata(h.state()).unwrap().permissions().mode();
+        assert_eq!(now & 0o777, mode, "the directory's mode is left alone");
     }
 }

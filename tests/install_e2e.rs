@@ -222,7 +222,10 @@ fn mode_owner_and_symlinked_settings_are_kept() {
     let uid = std::fs::metadata(&real).unwrap().uid();
 
     installed_ok(&stopgate(home.path(), &["install"]));
-    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
     let meta = std::fs::metadata(&real).unwrap();
     assert_eq!(meta.mode() & 0o777, 0o600);
     assert_eq!(meta.uid(), uid);
@@ -233,7 +236,10 @@ fn mode_owner_and_symlinked_settings_are_kept() {
     assert_eq!(std::fs::metadata(backup).unwrap().mode() & 0o777, 0o600);
 
     installed_ok(&stopgate(home.path(), &["uninstall"]));
-    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
     assert_eq!(std::fs::metadata(&real).unwrap().mode() & 0o777, 0o600);
 }
 

@@ -10,6 +10,10 @@ use stopgate::archive::{scan_file, scan_reader, FileReport, ScanOptions};
 use stopgate::config::Config;
 use stopgate::gates::Gates;
 
+mod common;
+
+use common::{children_max_rss_kib, mkfifo};
+
 const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
 
 fn root() -> &'static Path {
@@ -279,12 +283,6 @@ fn options_and_exit_codes() {
     assert!(table.contains("corrupt lines skipped: 5"), "{table}");
 }
 
-fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-}
-
 fn timed_scan(args: &[&str]) -> Output {
     let started = std::time::Instant::now();
     let out = scan(args);
@@ -324,17 +322,6 @@ fn threads_are_clamped_and_the_clamp_reported() {
     assert!(err.contains("--threads 100000 clamped to"), "{err}");
 }
 
-/// The largest resident set of any child process waited for so far, in
-/// KiB.
-fn children_max_rss_kib() -> i64 {
-    // SAFETY: `getrusage` fills the zeroed struct it is given.
-    unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        assert_eq!(libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage), 0);
-        usage.ru_maxrss
-    }
-}
-
 #[test]
 fn a_line_over_the_cap_is_skipped_in_bounded_memory() {
     let tmp = tempfile::tempdir().unwrap();
@@ -343,7 +330,7 @@ fn a_line_over_the_cap_is_skipped_in_bounded_memory() {
         std::fs::read(root().join("fixtures/transcripts/gate_findings.jsonl"))
             .unwrap();
     // 512 MB of one line (a hole: NULs), then the fixture's lines.
-    let mut f = std::fs::File::create(&path).unwrap();
+    let f = std::fs::File::create(&path).unwrap();
     f.set_len(512 << 20).unwrap();
     drop(f);
     let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
@@ -364,12 +351,14 @@ fn a_line_over_the_cap_is_skipped_in_bounded_memory() {
     assert!(rss < 120 << 10, "peak RSS {} MB", rss >> 10);
     // The lines after it are read: the same rows as the fixture alone.
     let rows = |p: &str| {
-        let out = scan(&["--format", "jsonl", "--all-turns", "--no-progress", p]);
+        let out =
+            scan(&["--format", "jsonl", "--all-turns", "--no-progress", p]);
         String::from_utf8(out.stdout)
             .unwrap()
             .lines()
             .map(|l| {
-                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let mut v: serde_json::Value =
+                    serde_json::from_str(l).unwrap();
                 // The file's name, and its head (the entrypoint is in
                 // the first lines), differ; the rows must not.
                 for k in ["file", "session_id", "entrypoint", "evidence"] {
@@ -391,8 +380,11 @@ fn non_utf8_names_are_written_faithfully() {
     let tmp = tempfile::tempdir().unwrap();
     let name = std::ffi::OsStr::from_bytes(b"a\\\xffb.jsonl");
     let path = tmp.path().join(name);
-    std::fs::copy(root().join("fixtures/transcripts/gate_findings.jsonl"), &path)
-        .unwrap();
+    std::fs::copy(
+        root().join("fixtures/transcripts/gate_findings.jsonl"),
+        &path,
+    )
+    .unwrap();
     let out = scan(&[
         "--format",
         "jsonl",

@@ -269,12 +269,10 @@ pub fn scan_reader<R: Read>(
         corrupt: 0,
         too_long: 0,
     };
-    let read = for_each_line(
-        reader,
-        options.chunk_size,
-        options.max_line,
-        |line| scan.line(line),
-    );
+    let read =
+        for_each_line(reader, options.chunk_size, options.max_line, |line| {
+            scan.line(line)
+        });
     match read {
         Ok(n) => report.bytes = n,
         Err(e) => report.error = Some(e.to_string()),

@@ -63,22 +63,38 @@ pub fn settings_path(scope: Scope) -> Option<PathBuf> {
     }
 }
 
+/// A settings file as read: its text (empty when missing) and its value
+/// (`{}` when missing or empty).
+pub struct Settings {
+    /// The file's text, as the user wrote it.
+    pub text: String,
+    /// The parsed value.
+    pub value: Value,
+}
+
 /// Read a settings file: `{}` when missing or empty, an error message
 /// naming the file when it is not valid JSON.
 pub fn read_settings(path: &Path) -> Result<Value, String> {
+    read_settings_text(path).map(|s| s.value)
+}
+
+/// Read a settings file with its text: see [`read_settings`].
+pub fn read_settings_text(path: &Path) -> Result<Settings, String> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Value::Object(Default::default()))
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(format!("{}: {e}", path.display())),
     };
     if text.trim().is_empty() {
-        return Ok(Value::Object(Default::default()));
+        return Ok(Settings {
+            text,
+            value: Value::Object(Default::default()),
+        });
     }
-    serde_json::from_str(&text).map_err(|e| {
+    let value = serde_json::from_str(&text).map_err(|e| {
         format!("{}: not valid JSON ({e}); fix it by hand first, nothing was changed", path.display())
-    })
+    })?;
+    Ok(Settings { text, value })
 }
 
 /// Run `stopgate install` (`remove` false) or `stopgate uninstall`.
@@ -99,7 +115,8 @@ fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
             "cannot tell where the settings file is: HOME is not set",
         )?,
     };
-    let original = read_settings(&path)?;
+    let Settings { text: original_text, value: original } =
+        read_settings_text(&path)?;
     let mut updated = original.clone();
     let summary = if remove {
         let n = settings::remove(&mut updated);
@@ -113,15 +130,28 @@ fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
             .map_err(|e| format!("{}: {}", path.display(), e.0))?;
         format!("installed `{command}` for PostToolUse ({}), Stop and SubagentStop in {}", settings::POST_MATCHER, path.display())
     };
-    let text = serde_json::to_string_pretty(&updated)
-        .expect("a JSON value serialises")
-        + "\n";
-    if args.dry_run {
-        print!("{text}");
+    if updated == original {
+        if args.dry_run {
+            print!("{original_text}");
+        } else if path.exists() {
+            println!("{}: already up to date", path.display());
+        } else {
+            println!("{}: no settings file, nothing to do", path.display());
+        }
         return Ok(());
     }
-    if updated == original && path.exists() {
-        println!("{}: already up to date", path.display());
+    // Only the `hooks` value is written anew; the rest of the file keeps
+    // its bytes. The result must read back as the intended settings.
+    let text = settings::splice_hooks(&original_text, &updated["hooks"])
+        .map_err(|e| format!("{}: {}", path.display(), e.0))?;
+    if serde_json::from_str::<Value>(&text).ok().as_ref() != Some(&updated) {
+        return Err(format!(
+            "{}: cannot edit this file safely (duplicate keys?); nothing was changed",
+            path.display()
+        ));
+    }
+    if args.dry_run {
+        print!("{text}");
         return Ok(());
     }
     write_with_backup(&path, &text, args.settings.is_none())?;
@@ -186,7 +216,8 @@ fn write_with_backup(
     if let Some(m) = &old {
         // Only root can give a file away; for anyone else the owner is
         // already right, or the call fails harmlessly.
-        let _ = std::os::unix::fs::fchown(&*file, Some(m.uid()), Some(m.gid()));
+        let _ =
+            std::os::unix::fs::fchown(&*file, Some(m.uid()), Some(m.gid()));
     }
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
@@ -245,5 +276,8 @@ fn new_file_mode() -> u32 {
         libc::umask(mask);
         mask
     };
-    0o666 & !u32::from(mask)
+    // `mode_t` is `u16` on some Unixes.
+    #[allow(clippy::useless_conversion)]
+    let mask = u32::from(mask);
+    0o666 & !mask
 }

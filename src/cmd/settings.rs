@@ -5,6 +5,7 @@
 //! client, so [`shape_problems`] looks for one. Every function here is pure:
 //! reading, backing up and writing the file happen in `install`.
 
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 /// The PostToolUse matcher stopgate installs.
@@ -45,8 +46,9 @@ impl<'a> HookCommand<'a> {
             if !(assignment || word == "env") {
                 break;
             }
-            at = word_end + (command[word_end..].len()
-                - command[word_end..].trim_start().len());
+            at = word_end
+                + (command[word_end..].len()
+                    - command[word_end..].trim_start().len());
         }
         let prefix = &command[..at];
         let (program, rest) = match command[at..].strip_prefix('"') {
@@ -162,7 +164,8 @@ pub fn merge(settings: &mut Value, command: &str) -> Result<(), ShapeError> {
         }
         handler["type"] = json!("command");
         if event != "PostToolUse"
-            || groups[g].get("matcher").and_then(Value::as_str) == Some(matcher)
+            || groups[g].get("matcher").and_then(Value::as_str)
+                == Some(matcher)
         {
             continue;
         }
@@ -214,6 +217,141 @@ pub fn remove(settings: &mut Value) -> usize {
         hooks.remove(&e);
     }
     removed
+}
+
+/// The text of a settings file with its top-level `"hooks"` value replaced
+/// by `hooks`; every other byte stays as the user wrote it (numbers with
+/// their exact text, compact objects compact, comments of other tools'
+/// keys' formatting).
+///
+/// Only the `hooks` value is written anew: pretty-printed with the file's
+/// own indentation when the old value or the file spans lines, compact
+/// otherwise. A file without `"hooks"` gets it as a last key.
+pub fn splice_hooks(text: &str, hooks: &Value) -> Result<String, ShapeError> {
+    let bad =
+        |e: serde_json::Error| ShapeError(format!("not valid JSON ({e})"));
+    if text.trim().is_empty() {
+        let root = json!({ "hooks": hooks });
+        return Ok(serde_json::to_string_pretty(&root).map_err(bad)? + "\n");
+    }
+    let TopLevel(entries) = serde_json::from_str(text).map_err(bad)?;
+    let offset =
+        |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
+    let existing = entries.iter().rev().find(|(k, _)| k == "hooks");
+    Ok(match existing {
+        Some((_, raw)) => {
+            let (start, end) = (offset(raw), offset(raw) + raw.get().len());
+            let indent = line_indent(text, start);
+            // Pretty when the old value spans lines, or is an empty
+            // object in a file that does; compact as the user wrote it
+            // otherwise.
+            let old = raw.get();
+            let pretty = old.contains('\n')
+                || (old.len() <= 2 && text.trim().contains('\n'));
+            let value = render(hooks, indent, pretty)?;
+            format!("{}{value}{}", &text[..start], &text[end..])
+        }
+        None => {
+            let close = text.rfind('}').ok_or_else(|| {
+                ShapeError("the top level is not an object".into())
+            })?;
+            let multiline = text.trim().contains('\n');
+            match entries.last() {
+                Some((_, raw)) => {
+                    let after = offset(raw) + raw.get().len();
+                    let indent = line_indent(text, offset(raw));
+                    let (sep, indent) = if multiline {
+                        (format!(",\n{indent}"), indent)
+                    } else {
+                        (", ".to_string(), "")
+                    };
+                    let value = render(hooks, indent, multiline)?;
+                    format!(
+                        "{}{sep}\"hooks\": {value}{}",
+                        &text[..after],
+                        &text[after..]
+                    )
+                }
+                None => {
+                    let value = render(hooks, "  ", true)?;
+                    format!(
+                        "{}\n  \"hooks\": {value}\n{}",
+                        text[..close].trim_end(),
+                        &text[close..]
+                    )
+                }
+            }
+        }
+    })
+}
+
+/// The top-level object's entries, each value as its raw text.
+struct TopLevel<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for TopLevel<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        struct Entries<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Entries<'a> {
+            type Value = TopLevel<'a>;
+            fn expecting(
+                &self,
+                f: &mut std::fmt::Formatter<'_>,
+            ) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<TopLevel<'a>, M::Error> {
+                let mut out = vec![];
+                while let Some(entry) =
+                    map.next_entry::<String, &'de RawValue>()?
+                {
+                    out.push(entry);
+                }
+                Ok(TopLevel(out))
+            }
+        }
+        d.deserialize_map(Entries(std::marker::PhantomData))
+    }
+}
+
+/// The leading whitespace of the line holding byte `at` of `text`.
+fn line_indent(text: &str, at: usize) -> &str {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[line_start..at];
+    &line[..line.len() - line.trim_start().len()]
+}
+
+/// `value` as JSON: compact, or pretty with nested lines indented under a
+/// key indented by `indent` (one level of which is `indent`, or two
+/// spaces at the top).
+fn render(
+    value: &Value,
+    indent: &str,
+    pretty: bool,
+) -> Result<String, ShapeError> {
+    if !pretty {
+        return Ok(value.to_string());
+    }
+    let unit = if indent.is_empty() {
+        "  "
+    } else if indent.starts_with('\t') {
+        "\t"
+    } else {
+        indent
+    };
+    let mut out = vec![];
+    let formatter =
+        serde_json::ser::PrettyFormatter::with_indent(unit.as_bytes());
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    serde::Serialize::serialize(value, &mut ser)
+        .map_err(|e| ShapeError(e.to_string()))?;
+    let text =
+        String::from_utf8(out).map_err(|e| ShapeError(e.to_string()))?;
+    Ok(text.replace('\n', &format!("\n{indent}")))
 }
 
 /// The stopgate commands installed for each event.
@@ -437,5 +575,34 @@ mod tests {
             command_for("/opt/my tools/stopgate"),
             "\"/opt/my tools/stopgate\" hook"
         );
+    }
+
+    #[test]
+    fn splice_keeps_every_other_byte() {
+        let text = "{\n  \"big\": 12345678901234567890123,\n  \"p\": 0.1000000000000000055511151231257827,\n  \"compact\": {\"a\":1,\"b\":[1,2]},\n  \"hooks\": {\n    \"Stop\": []\n  },\n  \"after\": true\n}\n";
+        let hooks = json!({"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "x"}]}]});
+        let out = splice_hooks(text, &hooks).unwrap();
+        let (head, tail) = text.split_once("\"hooks\": ").unwrap();
+        assert!(out.starts_with(head), "{out}");
+        assert!(out.ends_with("  },\n  \"after\": true\n}\n"), "{out}");
+        assert!(tail.contains("\"Stop\": []"));
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["hooks"], hooks);
+        assert!(out.contains("\n    \"Stop\": [\n      {\n"), "{out}");
+    }
+
+    #[test]
+    fn splice_adds_hooks_as_the_last_key() {
+        let hooks = json!({"Stop": []});
+        let out =
+            splice_hooks("{\n\t\"model\": \"opus\"\n}\n", &hooks).unwrap();
+        assert_eq!(out, "{\n\t\"model\": \"opus\",\n\t\"hooks\": {\n\t\t\"Stop\": []\n\t}\n}\n");
+        let out = splice_hooks("{\"model\":\"opus\"}", &hooks).unwrap();
+        assert_eq!(out, "{\"model\":\"opus\", \"hooks\": {\"Stop\":[]}}");
+        let out = splice_hooks("{}\n", &hooks).unwrap();
+        assert_eq!(out, "{\n  \"hooks\": {\n    \"Stop\": []\n  }\n}\n");
+        let out = splice_hooks("", &hooks).unwrap();
+        assert_eq!(out, "{\n  \"hooks\": {\n    \"Stop\": []\n  }\n}\n");
+        assert!(splice_hooks("[1]", &hooks).is_err());
     }
 }

@@ -301,8 +301,8 @@ impl Gates {
         if facts.final_text.trim().is_empty() {
             return Verdict::Allow;
         }
-        let nag_may_block = !facts.stop_hook_active
-            && !session.nagged(facts.final_text);
+        let nag_may_block =
+            !facts.stop_hook_active && !session.nagged(facts.final_text);
         let audit_applies = self.under_cap(session);
         let mut audit_status = None;
         for &gate in &self.order {

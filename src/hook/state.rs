@@ -160,8 +160,7 @@ impl StateDir {
 
     /// Whether session `key` has its change flag raised.
     pub fn flag_present(&self, key: &str) -> bool {
-        fs::symlink_metadata(self.file(key, "flag"))
-            .is_ok_and(|m| m.is_file())
+        fs::symlink_metadata(self.file(key, "flag")).is_ok_and(|m| m.is_file())
     }
 
     /// Delete the change flag; whether it was there.
@@ -192,9 +191,17 @@ impl StateDir {
         loop {
             let file = open_regular(
                 &path,
-                OpenOptions::new().read(true).write(true).create(true).mode(0o600),
+                OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .mode(0o600),
             )?;
-            let op = if wait { libc::LOCK_EX } else { libc::LOCK_EX | libc::LOCK_NB };
+            let op = if wait {
+                libc::LOCK_EX
+            } else {
+                libc::LOCK_EX | libc::LOCK_NB
+            };
             // SAFETY: the descriptor is open for the duration of the call.
             if unsafe { libc::flock(file.as_raw_fd(), op) } != 0 {
                 let e = io::Error::last_os_error();

@@ -231,9 +231,12 @@ impl Transcript {
     where
         P: AsRef<Path>,
     {
-        Transcript::read_tail_within(path.as_ref(), initial, u64::MAX, |t, _| {
-            query(t)
-        })
+        Transcript::read_tail_within(
+            path.as_ref(),
+            initial,
+            u64::MAX,
+            |t, _| query(t),
+        )
     }
 
     /// Like [`Transcript::read_tail_until`], but no window is larger than
