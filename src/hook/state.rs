@@ -480,7 +480,9 @@ impl SessionLock {
 /// Read a state file, at most [`MAX_STATE_FILE`] bytes of it.
 fn read_bounded(path: &Path) -> io::Result<String> {
     let file = open_regular(path, OpenOptions::new().read(true))?;
-    let mut s = String::new();
+    // Sized up front, so that the file is read in one call.
+    let len = file.metadata()?.len().min(MAX_STATE_FILE);
+    let mut s = String::with_capacity(len as usize + 1);
     file.take(MAX_STATE_FILE).read_to_string(&mut s)?;
     Ok(s)
 }
