@@ -211,6 +211,9 @@ pub struct AuditConfig {
     pub replace_markers: bool,
     /// Prefixes that pass when a reason follows them.
     pub escape_hatches: Vec<String>,
+    /// Whether an audit in plain language passes without a marker: a lead
+    /// that names what was checked, then a specific referent.
+    pub plain_language: bool,
     /// The block message: at most 3 lines, no table.
     pub message: String,
 }
@@ -250,6 +253,7 @@ impl Default for AuditConfig {
             cap: 2,
             extra_markers: vec![],
             replace_markers: false,
+            plain_language: true,
             escape_hatches: vec!["監査不要:".into(), "監査不要：".into(), "no audit needed:".into(), "감사 불필요:".into()],
             message: "stopgate: files changed this turn, but your final message holds no self-audit.\n\
                       Audit adversarially (concurrency, failure paths, idempotence, boundaries, secrets, real verification) and report in at most 3 lines, no tables.\n\

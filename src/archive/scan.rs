@@ -364,6 +364,7 @@ pub fn report_turn(
     let audit = match (hollow, gates.audit_status(facts.final_text)) {
         (Some(b), _) => format!("hollow:{}", b.rule()),
         (None, AuditStatus::Present(_)) => "present".to_string(),
+        (None, AuditStatus::Plain(_)) => "plain".to_string(),
         (None, AuditStatus::Escape(_)) => "escape".to_string(),
         (None, AuditStatus::Absent) => "absent".to_string(),
     };

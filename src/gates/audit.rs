@@ -2,10 +2,15 @@
 //!
 //! The audit gate's question is narrow: does the final text show that the
 //! agent audited its change? It does if it holds a marker (`監査`,
-//! `self-audit`, …), or if it takes the escape hatch (`no audit needed:`)
-//! *with a reason*: a bare hatch is not a reason.
+//! `self-audit`, …) that nothing negates ("I audited nothing" is no
+//! audit), if it audits in plain language (a lead that names what was
+//! checked, and a specific referent: see [`plain`](super::plain)), or if it
+//! takes the escape hatch (`no audit needed:`) *with a reason*: a bare
+//! hatch is not a reason.
 
+use super::lang;
 use super::patterns::LazyKeywords;
+use super::plain::{PlainAudit, PlainAudits};
 use crate::config::Config;
 use crate::error::Error;
 use crate::keywords::{
@@ -24,6 +29,8 @@ pub enum AuditStatus {
     Present(Vec<String>),
     /// The escape hatch, with a reason.
     Escape(String),
+    /// No marker, but an audit in plain language.
+    Plain(PlainAudit),
 }
 
 /// Finds audit markers and escape hatches in a text.
@@ -31,6 +38,10 @@ pub enum AuditStatus {
 pub struct AuditMatcher {
     markers: LazyKeywords,
     hatches: LazyKeywords,
+    /// The plain-language grammar: it also tells negated markers.
+    plain: PlainAudits,
+    /// Whether plain-language audits pass (`audit.plain_language`).
+    plain_passes: bool,
 }
 
 impl AuditMatcher {
@@ -59,7 +70,11 @@ impl AuditMatcher {
                 markers.extend(preset.iter().map(|m| m.to_string()));
             }
         }
+        let tables: Vec<&lang::LangTable> =
+            config.languages.iter().filter_map(|c| lang::table(c)).collect();
         Ok(AuditMatcher {
+            plain: PlainAudits::new(&tables, dfa)?,
+            plain_passes: config.audit.plain_language,
             markers: LazyKeywords::new(markers, dfa)?,
             hatches: LazyKeywords::new(
                 config.audit.escape_hatches.clone(),
@@ -87,6 +102,11 @@ impl AuditMatcher {
     /// assert!(matches!(m.status("no audit needed: typo fix"), AuditStatus::Escape(_)));
     /// assert_eq!(m.status("no audit needed:"), AuditStatus::Absent);
     /// assert_eq!(m.status("監査不要:"), AuditStatus::Absent);
+    /// assert_eq!(m.status("I audited nothing."), AuditStatus::Absent);
+    /// assert!(matches!(
+    ///     m.status("Edge cases: an empty list returns None."),
+    ///     AuditStatus::Plain(_)
+    /// ));
     /// ```
     pub fn status(&self, text: &str) -> AuditStatus {
         let mut hatch_spans = vec![];
@@ -109,14 +129,19 @@ impl AuditMatcher {
                 .iter()
                 .any(|h| m.start() < h.end && h.start < m.end());
             let keyword = self.markers().keyword(m);
-            if !inside_hatch && !found.iter().any(|f| f == keyword) {
+            if !inside_hatch
+                && !self.plain.negated(text, m)
+                && !found.iter().any(|f| f == keyword)
+            {
                 found.push(keyword.to_string());
             }
         }
-        if found.is_empty() {
-            AuditStatus::Absent
-        } else {
-            AuditStatus::Present(found)
+        if !found.is_empty() {
+            return AuditStatus::Present(found);
+        }
+        match self.plain_passes.then(|| self.plain.find(text)).flatten() {
+            Some(plain) => AuditStatus::Plain(plain),
+            None => AuditStatus::Absent,
         }
     }
 }

@@ -18,6 +18,8 @@ use crate::keywords::KeywordSet;
 use crate::transcript::TurnKind;
 
 use super::patterns::PatternSet;
+use super::plain::PlainAudit;
+use super::sentence::sentence_bounds;
 use super::Facts;
 
 /// Which hollow rule fired.
@@ -37,29 +39,6 @@ impl HollowRule {
             HollowRule::ClaimWithoutEvidence => "claim_without_evidence",
         }
     }
-}
-
-/// Sentence ends: CJK ones always, ASCII ones before whitespace or the
-/// end, so `Cargo.toml` and `3.1` do not split a sentence.
-fn sentence_bounds(text: &str, at: usize) -> (usize, usize) {
-    let is_end = |i: usize, c: char| match c {
-        '\n' | '。' | '！' | '？' => true,
-        '.' | '!' | '?' => text[i + c.len_utf8()..]
-            .chars()
-            .next()
-            .is_none_or(char::is_whitespace),
-        _ => false,
-    };
-    let start = text[..at]
-        .char_indices()
-        .rev()
-        .find(|&(i, c)| is_end(i, c))
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    let end = text[at..]
-        .char_indices()
-        .find(|&(i, c)| is_end(at + i, c))
-        .map_or(text.len(), |(i, _)| at + i);
-    (start, end)
 }
 
 /// The weight of the specifics left in `s`: CJK and Hangul characters
@@ -138,6 +117,28 @@ pub fn is_stock_phrase(
     any
 }
 
+/// Whether a plain-language audit is a stock phrase, judged as a marker
+/// audit is: its lead's sentence (a heading's paragraph), without the lead
+/// and the stock words, weighs less than `min_specific`.
+pub fn plain_is_stock(
+    stock: &KeywordSet,
+    min_specific: usize,
+    text: &str,
+    audit: &PlainAudit,
+) -> bool {
+    let (start, mut end) = sentence_bounds(text, audit.span.start);
+    let after_lead = text[audit.span.end..end].trim();
+    if after_lead.is_empty() || after_lead == ":" || after_lead == "：" {
+        end = text[end..].find("\n\n").map_or(text.len(), |i| end + i);
+    }
+    let without_lead = format!(
+        "{} {}",
+        &text[start..audit.span.start],
+        &text[audit.span.end..end]
+    );
+    weight(&strip(stock, &without_lead)) < min_specific
+}
+
 /// Whether `text` claims verification that nothing in the turn backs.
 /// Returns the claims that fired.
 pub fn unverified_claim(
@@ -161,17 +162,6 @@ pub fn unverified_claim(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sentences_do_not_split_on_file_names() {
-        let t = "監査: Cargo.toml の依存を固定した。次。";
-        let (s, e) = sentence_bounds(t, 0);
-        assert_eq!(&t[s..e], "監査: Cargo.toml の依存を固定した");
-        let t = "Done. Audit: v3.1 is pinned. Bye";
-        let at = t.find("Audit").unwrap();
-        let (s, e) = sentence_bounds(t, at);
-        assert_eq!(&t[s..e], " Audit: v3.1 is pinned");
-    }
 
     #[test]
     fn weights() {

@@ -22,7 +22,9 @@ mod hollow;
 pub mod lang;
 mod ownership;
 pub mod patterns;
+pub mod plain;
 mod reverify;
+mod sentence;
 
 use crate::config::{Config, GateName};
 use crate::error::Error;
@@ -33,6 +35,7 @@ use self::reverify::ReverifyPatterns;
 
 pub use self::audit::{AuditMatcher, AuditStatus};
 pub use self::hollow::HollowRule;
+pub use self::plain::PlainAudit;
 
 /// What the gates judge: one turn, as the hook or a scan sees it.
 ///
@@ -406,14 +409,25 @@ impl Gates {
         status: &AuditStatus,
         facts: &Facts<'_>,
     ) -> Option<(HollowRule, Vec<String>)> {
-        let AuditStatus::Present(markers) = status else { return None };
-        if hollow::is_stock_phrase(
-            self.audit.markers(),
-            self.stock.get(),
-            self.min_specific,
-            facts.final_text,
-        ) {
-            return Some((HollowRule::StockPhrase, markers.clone()));
+        let stock = match status {
+            AuditStatus::Present(markers) => hollow::is_stock_phrase(
+                self.audit.markers(),
+                self.stock.get(),
+                self.min_specific,
+                facts.final_text,
+            )
+            .then(|| markers.clone()),
+            AuditStatus::Plain(plain) => hollow::plain_is_stock(
+                self.stock.get(),
+                self.min_specific,
+                facts.final_text,
+                plain,
+            )
+            .then(|| vec![plain.lead.clone()]),
+            AuditStatus::Absent | AuditStatus::Escape(_) => return None,
+        };
+        if let Some(matched) = stock {
+            return Some((HollowRule::StockPhrase, matched));
         }
         hollow::unverified_claim(&self.claims, facts)
             .map(|claims| (HollowRule::ClaimWithoutEvidence, claims))

@@ -27,6 +27,35 @@ pub struct LangTable {
     pub claims: &'static [Pat],
     /// Hollow audit: stock words that carry no specifics.
     pub stock: &'static [&'static str],
+    /// Plain-language audits: how the audit is told, and what it must name.
+    pub plain: PlainTable,
+}
+
+/// The phrases of plain-language audits in one language: see
+/// [`crate::gates::plain`].
+#[derive(Debug)]
+pub struct PlainTable {
+    /// Headings that name what was checked ("edge cases", "リスク",
+    /// "위험"): a lead when a colon, or one of `heading_ends`, follows
+    /// within the clause.
+    pub heads: &'static [&'static str],
+    /// What may end a heading instead of a colon ("として、").
+    pub heading_ends: &'static [&'static str],
+    /// Past-tense statements of checking ("I verified", "確認しました",
+    /// "검증했"): a lead wherever they stand, unless negated.
+    pub verbs: &'static [&'static str],
+    /// Named failure modes, each a specific referent ("race", "競合",
+    /// "경쟁").
+    pub failure_modes: &'static [&'static str],
+    /// Words that negate a lead or a marker standing after them in its
+    /// clause ("not", "never").
+    pub negations_before: &'static [&'static str],
+    /// Words that negate a lead or a marker they directly follow
+    /// ("nothing", "していない", "하지 않").
+    pub negations_after: &'static [&'static str],
+    /// What an empty heading says after its colon ("none", "なし",
+    /// "없음").
+    pub empty: &'static [&'static str],
 }
 
 /// Every table, in a fixed order.

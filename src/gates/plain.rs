@@ -1,0 +1,359 @@
+//! Plain-language audits: an audit recognised by what it says, not by a
+//! marker word.
+//!
+//! A team that never heard of `監査` or `self-audit` still writes audits:
+//! "Risks I checked: two writers now serialize on a lock". Blocking them
+//! would nag the people who did the work, and a scan would report that they
+//! never audit. So a final text is an audit in plain language when it holds
+//!
+//! * a **lead** that names what was checked: a heading followed by a colon
+//!   in its clause ("Edge cases:", "確認したリスク:", "위험 한 가지:"), or a
+//!   past-tense statement of checking ("I verified", "検証しました",
+//!   "확인했"), neither negated ("I haven't checked", "確認していない",
+//!   "Risks: none");
+//! * and a **specific referent** near it: a number, an identifier or code
+//!   span, a file path, a command, or a named failure mode ("race",
+//!   "競合", "롤백"). For a heading it follows the colon; for a statement it
+//!   may stand anywhere in the sentence (Japanese and Korean put the
+//!   object before the verb) or the rest of the paragraph.
+//!
+//! The phrases are in the language tables (`lang/`); this file holds only
+//! the grammar. `audit.plain_language = false` switches it off, for teams
+//! that want the strict marker contract.
+
+use super::lang::LangTable;
+use super::patterns::LazyKeywords;
+use super::sentence::{floor_boundary, sentence_bounds_within};
+use crate::error::Error;
+use crate::keywords::{KeywordMatch, KeywordSet};
+
+/// How far after a heading its colon may stand, in bytes.
+const COLON_WITHIN: usize = 48;
+
+/// How much of the paragraph after a lead is searched for a referent.
+const REFERENT_WITHIN: usize = 600;
+
+/// How far a lead's clause is looked at either way of it, in bytes: every
+/// lead costs at most this much, so a text of thousands of leads is still
+/// judged in linear time.
+const CLAUSE_WITHIN: usize = 240;
+
+/// Commands that name how something was checked.
+const COMMANDS: &[&str] = &[
+    "cargo", "npm", "npx", "pnpm", "yarn", "pytest", "go test", "make",
+    "grep", "rg", "curl", "git", "jest", "vitest", "mix", "rspec", "gradle",
+    "mvn", "dotnet", "ctest", "tox",
+];
+
+/// A plain-language audit found in a text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlainAudit {
+    /// The lead, as written in the table ("edge cases", "確認しました").
+    pub lead: String,
+    /// The referent that makes it specific, as found in the text.
+    pub referent: String,
+    /// The lead's byte range in the text.
+    pub span: std::ops::Range<usize>,
+}
+
+/// The compiled grammar of plain-language audits.
+#[derive(Clone, Debug)]
+pub(crate) struct PlainAudits {
+    heads: LazyKeywords,
+    heading_ends: Vec<&'static str>,
+    verbs: LazyKeywords,
+    referents: LazyKeywords,
+    negations_before: Vec<&'static str>,
+    negations_after: Vec<&'static str>,
+    empty: Vec<&'static str>,
+}
+
+impl PlainAudits {
+    /// Compile the tables of the configured languages.
+    pub(crate) fn new(
+        tables: &[&LangTable],
+        dfa: bool,
+    ) -> Result<PlainAudits, Error> {
+        let collect = |pick: fn(&LangTable) -> &'static [&'static str]| {
+            tables.iter().flat_map(move |t| pick(t).iter().copied())
+        };
+        let owned = |words: Vec<&str>| -> Vec<String> {
+            let mut words: Vec<String> =
+                words.into_iter().map(str::to_string).collect();
+            // Longest first: a leftmost-first automaton then prefers
+            // "edge cases" to "edge case".
+            words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+            words
+        };
+        let referents: Vec<&str> = collect(|t| t.plain.failure_modes)
+            .chain(COMMANDS.iter().copied())
+            .collect();
+        Ok(PlainAudits {
+            heads: LazyKeywords::new(
+                owned(collect(|t| t.plain.heads).collect()),
+                dfa,
+            )?,
+            heading_ends: collect(|t| t.plain.heading_ends).collect(),
+            verbs: LazyKeywords::new(
+                owned(collect(|t| t.plain.verbs).collect()),
+                dfa,
+            )?,
+            referents: LazyKeywords::new(owned(referents), dfa)?,
+            negations_before: collect(|t| t.plain.negations_before).collect(),
+            negations_after: collect(|t| t.plain.negations_after).collect(),
+            empty: collect(|t| t.plain.empty).collect(),
+        })
+    }
+
+    /// The first plain-language audit in `text`, if it holds one.
+    pub(crate) fn find(&self, text: &str) -> Option<PlainAudit> {
+        let heads = self.heads.get();
+        for m in heads.find_iter(text) {
+            if !word_bounded(text, heads, m) || self.negated(text, m) {
+                continue;
+            }
+            let Some(body) = after_heading(text, m, &self.heading_ends) else {
+                continue;
+            };
+            if self.is_empty(body) {
+                continue;
+            }
+            if let Some(referent) = self.referent(paragraph(body)) {
+                return Some(PlainAudit {
+                    lead: heads.keyword(m).to_string(),
+                    referent,
+                    span: m.start()..m.end(),
+                });
+            }
+        }
+        let verbs = self.verbs.get();
+        for m in verbs.find_iter(text) {
+            if !word_bounded(text, verbs, m) || self.negated(text, m) {
+                continue;
+            }
+            let (start, end) =
+                sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
+            let before = &text[start..m.start()];
+            let after = paragraph(&text[m.end()..]);
+            let found = self
+                .referent(after)
+                .or_else(|| self.referent(before))
+                .or_else(|| self.referent(&text[m.end()..end]));
+            if let Some(referent) = found {
+                return Some(PlainAudit {
+                    lead: verbs.keyword(m).to_string(),
+                    referent,
+                    span: m.start()..m.end(),
+                });
+            }
+        }
+        None
+    }
+
+    /// Whether the lead or marker `m` is negated: by a negation earlier in
+    /// its clause, or by one it directly runs into.
+    pub(crate) fn negated(&self, text: &str, m: KeywordMatch) -> bool {
+        let (start, _) = sentence_bounds_within(text, m.start(), 64);
+        let before = text[start..m.start()].to_ascii_lowercase();
+        let negated_before = self.negations_before.iter().any(|n| {
+            before
+                .match_indices(n)
+                .any(|(i, _)| is_word_at(&before, i, n.len()))
+        });
+        let after = &text[m.end()..];
+        let after = &after[..floor_boundary(after, 24)];
+        let after = after.to_ascii_lowercase();
+        negated_before
+            || self.negations_after.iter().any(|n| after.starts_with(n))
+    }
+
+    /// Whether a heading's body says there is nothing ("none", "なし").
+    fn is_empty(&self, body: &str) -> bool {
+        let body = body.trim_start().to_ascii_lowercase();
+        let body = body.trim_start_matches(['-', '*', '—', '–', ' ']);
+        self.empty.iter().any(|e| {
+            body.starts_with(e)
+                && (!e.is_ascii()
+                    || body[e.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !c.is_ascii_alphanumeric()))
+        })
+    }
+
+    /// A specific referent in `s`, if any.
+    fn referent(&self, s: &str) -> Option<String> {
+        let words = self.referents.get();
+        if let Some(m) =
+            words.find_iter(s).find(|&m| word_bounded(s, words, m))
+        {
+            return Some(words.keyword(m).to_string());
+        }
+        if let Some(c) =
+            s.chars().find(|c| c.is_ascii_digit() || ('０'..='９').contains(c))
+        {
+            return Some(c.to_string());
+        }
+        if s.contains('`') {
+            return Some("`code`".to_string());
+        }
+        s.split(|c: char| {
+            c.is_whitespace() || "()[]{},;\"'、。（）「」".contains(c)
+        })
+        .find(|w| is_identifier_like(w))
+        .map(str::to_string)
+    }
+}
+
+/// Whether `w` looks like code: `snake_case`, `camelCase`, `Type::path`,
+/// `call()`, a path `a/b`, or a file name `name.ext`.
+fn is_identifier_like(w: &str) -> bool {
+    let w = w.trim_matches(|c: char| ".:!?".contains(c));
+    if w.len() < 3 || !w.is_ascii() {
+        return false;
+    }
+    let alnum = |c: char| c.is_ascii_alphanumeric();
+    let inner_underscore =
+        w.trim_matches('_').contains('_') && w.chars().any(alnum);
+    let camel = w
+        .as_bytes()
+        .windows(2)
+        .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase());
+    let path = w.split('/').filter(|part| !part.is_empty()).count() >= 2;
+    let file = w.rsplit_once('.').is_some_and(|(name, ext)| {
+        !name.is_empty()
+            && name.chars().all(|c| alnum(c) || "_-".contains(c))
+            && (2..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_lowercase())
+    });
+    inner_underscore
+        || camel
+        || path
+        || file
+        || w.contains("::")
+        || w.ends_with("()")
+}
+
+/// For an ASCII keyword, whether the match stands as a whole word.
+fn word_bounded(text: &str, set: &KeywordSet, m: KeywordMatch) -> bool {
+    let kw = set.keyword(m);
+    if !kw.is_ascii() {
+        return true;
+    }
+    is_word_at(text, m.start(), m.end() - m.start())
+}
+
+/// Whether `text[at..at + len]` is not glued to ASCII letters or digits.
+fn is_word_at(text: &str, at: usize, len: usize) -> bool {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    let s = &text[at..at + len];
+    let glued_before = s.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && word(text[..at].chars().next_back());
+    let glued_after = s.ends_with(|c: char| c.is_ascii_alphanumeric())
+        && word(text[at + len..].chars().next());
+    !(glued_before || glued_after)
+}
+
+/// The text after a heading's colon (or one of `ends`), when it follows
+/// the heading within its clause.
+fn after_heading<'t>(
+    text: &'t str,
+    m: KeywordMatch,
+    ends: &[&str],
+) -> Option<&'t str> {
+    let (_, end) = sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
+    let limit = m.end() + floor_boundary(&text[m.end()..], COLON_WITHIN);
+    let window = &text[m.end()..end.max(m.end()).min(limit)];
+    let colon = window
+        .find([':', '：'])
+        .map(|i| (i, window[i..].chars().next().map_or(1, char::len_utf8)));
+    let other =
+        ends.iter().filter_map(|e| window.find(e).map(|i| (i, e.len()))).min();
+    match (colon, other) {
+        (Some(a), Some(b)) => Some(&text[m.end() + a.min(b).0 + a.min(b).1..]),
+        (Some((i, len)), None) | (None, Some((i, len))) => {
+            Some(&text[m.end() + i + len..])
+        }
+        (None, None) => heading_line(text, m),
+    }
+}
+
+/// The text under a heading that stands alone on its line (`## Risks`,
+/// `**Edge cases**`): the lines that follow it.
+fn heading_line(text: &str, m: KeywordMatch) -> Option<&str> {
+    let near = floor_boundary(text, m.start().saturating_sub(COLON_WITHIN));
+    let near = (near..=m.start()).find(|&i| text.is_char_boundary(i))?;
+    let line_start = text[near..m.start()].rfind('\n').map_or(near, |i| near + i + 1);
+    if line_start == near && near > 0 {
+        return None;
+    }
+    let ahead = &text[m.end()..m.end() + floor_boundary(&text[m.end()..], COLON_WITHIN)];
+    let line_end = m.end() + ahead.find('\n')?;
+    let markup = |s: &str, allowed: &str| {
+        s.chars().all(|c| c.is_whitespace() || allowed.contains(c))
+    };
+    let alone = markup(&text[line_start..m.start()], "#*-_>0123456789.")
+        && markup(&text[m.end()..line_end], "*_:：");
+    alone.then(|| text[line_end..].trim_start_matches(['\n', '\r']))
+}
+
+/// The start of `s` up to its paragraph's end, at most
+/// [`REFERENT_WITHIN`] bytes.
+fn paragraph(s: &str) -> &str {
+    let s = &s[..floor_boundary(s, REFERENT_WITHIN)];
+    s.find("\n\n").map_or(s, |i| &s[..i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn audits() -> PlainAudits {
+        let tables: Vec<&LangTable> = super::super::lang::ALL.to_vec();
+        PlainAudits::new(&tables, false).unwrap()
+    }
+
+    #[test]
+    fn newcomers_audits_are_recognised() {
+        let p = audits();
+        let yes = [
+            "Fixed the race. Risks I checked: two writers … now serialize on a lock; cargo test passes.",
+            "Fixed. What could break: concurrent writers, partial writes on crash; both covered by …",
+            "冪等性を確認しました。二回実行しても変化はありません。",
+            "타임아웃 시 동작을 검증했습니다. 3번 재시도합니다.",
+        ];
+        for t in yes {
+            assert!(p.find(t).is_some(), "{t}");
+        }
+        let no = [
+            "I audited nothing, to be honest.",
+            "Risks: none.",
+            "I haven't checked whether anything else depends on this.",
+            "Checked in the changes to main.",
+            "リスクは特にありません。",
+            "確認していません。",
+            "위험은 특별히 없습니다.",
+            "Updated the risks section of the design doc.",
+        ];
+        for t in no {
+            assert_eq!(p.find(t), None, "{t}");
+        }
+    }
+
+    #[test]
+    fn identifiers() {
+        for w in [
+            "parse_header",
+            "AtomicU64",
+            "src/db.rs",
+            "save()",
+            "Cargo.toml",
+            "a::b",
+        ] {
+            assert!(is_identifier_like(w), "{w}");
+        }
+        for w in ["the", "Done.", "e.g.", "works", "U.S"] {
+            assert!(!is_identifier_like(w), "{w}");
+        }
+    }
+}

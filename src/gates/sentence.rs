@@ -1,0 +1,69 @@
+//! Where a sentence starts and ends: the one rule every gate uses.
+//!
+//! CJK sentence ends (`。！？`) and line breaks always end a sentence;
+//! ASCII ones (`.!?`) only before whitespace or the end of the text, so a
+//! file name (`Cargo.toml`) or a number (`3.1`) does not split one.
+
+/// The bounds of the sentence holding byte `at` of `text`: from after the
+/// previous sentence end to the next one (exclusive).
+pub(crate) fn sentence_bounds(text: &str, at: usize) -> (usize, usize) {
+    sentence_bounds_within(text, at, usize::MAX)
+}
+
+/// Like [`sentence_bounds`], but looking at most `max` bytes either way of
+/// `at`: a caller that asks for every match of a text stays linear in it.
+pub(crate) fn sentence_bounds_within(
+    text: &str,
+    at: usize,
+    max: usize,
+) -> (usize, usize) {
+    let is_end = |i: usize, c: char| match c {
+        '\n' | '。' | '！' | '？' => true,
+        '.' | '!' | '?' => text[i + c.len_utf8()..]
+            .chars()
+            .next()
+            .is_none_or(char::is_whitespace),
+        _ => false,
+    };
+    let floor = ceil_boundary(text, at.saturating_sub(max));
+    let ceil = floor_boundary(text, at.saturating_add(max));
+    let start = text[floor..at]
+        .char_indices()
+        .rev()
+        .find(|&(i, c)| is_end(floor + i, c))
+        .map_or(floor, |(i, c)| floor + i + c.len_utf8());
+    let end = text[at..ceil]
+        .char_indices()
+        .find(|&(i, c)| is_end(at + i, c))
+        .map_or(ceil, |(i, _)| at + i);
+    (start, end)
+}
+
+/// The largest char boundary of `s` at or below `n`.
+pub(crate) fn floor_boundary(s: &str, n: usize) -> usize {
+    if n >= s.len() {
+        return s.len();
+    }
+    (0..=n).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0)
+}
+
+/// The smallest char boundary of `s` at or above `n`.
+fn ceil_boundary(s: &str, n: usize) -> usize {
+    (n..=s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(s.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_do_not_split_on_file_names() {
+        let t = "監査: Cargo.toml の依存を固定した。次。";
+        let (s, e) = sentence_bounds(t, 0);
+        assert_eq!(&t[s..e], "監査: Cargo.toml の依存を固定した");
+        let t = "Done. Audit: v3.1 is pinned. Bye";
+        let at = t.find("Audit").unwrap();
+        let (s, e) = sentence_bounds(t, at);
+        assert_eq!(&t[s..e], " Audit: v3.1 is pinned");
+    }
+}
