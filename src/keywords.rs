@@ -209,6 +209,7 @@ impl From<aho_corasick::Match> for KeywordMatch {
 pub struct KeywordSetBuilder {
     ascii_case_insensitive: bool,
     dfa: bool,
+    no_prefilter: bool,
 }
 
 impl KeywordSetBuilder {
@@ -239,6 +240,15 @@ impl KeywordSetBuilder {
         self
     }
 
+    /// Build a prefilter, which skips ahead to where a keyword may start
+    /// (on by default). For a set of a few hundred keywords that searches
+    /// one short text, as in a hook run, building it costs more than it
+    /// saves.
+    pub fn prefilter(&mut self, yes: bool) -> &mut KeywordSetBuilder {
+        self.no_prefilter = !yes;
+        self
+    }
+
     /// Build a set from `keywords`. The builder can be reused.
     ///
     /// # Errors
@@ -262,6 +272,7 @@ impl KeywordSetBuilder {
             } else {
                 AhoCorasickKind::NoncontiguousNFA
             }))
+            .prefilter(!self.no_prefilter)
             .build(&keywords)
             .map_err(Error::keywords)?;
         Ok(KeywordSet { automaton, keywords })

@@ -431,6 +431,21 @@ fn write_table(
         )?;
     }
     writeln!(out)?;
+    // Audits by how they were written, so a team that audits in its own
+    // words is not told it never audits.
+    let audit_count = |pred: &dyn Fn(&str) -> bool| {
+        turns.iter().filter(|t| t.changed && pred(&t.audit)).count()
+    };
+    writeln!(
+        out,
+        "change turns: {change_turns}; audited by marker {}, in plain language {}, by escape hatch {}, hollow {}, unaudited {}",
+        audit_count(&|a| a == "present"),
+        audit_count(&|a| a == "plain"),
+        audit_count(&|a| a == "escape"),
+        audit_count(&|a| a.starts_with("hollow:")),
+        audit_count(&|a| a == "absent"),
+    )?;
+    writeln!(out)?;
     writeln!(
         out,
         "{:<18} {:>7} {:>22}",

@@ -67,7 +67,9 @@ impl LazyKeywords {
     pub(crate) fn get(&self) -> &KeywordSet {
         self.cell.get_or_init(|| {
             let mut b = KeywordSet::builder();
-            b.ascii_case_insensitive(true).dfa(self.dfa);
+            // A hook's set searches one short final text: a prefilter
+            // would cost more to build than it saves. A bulk set keeps it.
+            b.ascii_case_insensitive(true).dfa(self.dfa).prefilter(self.dfa);
             b.build(&self.keywords)
                 .or_else(|_| b.build(Vec::<String>::new()))
                 .expect("an empty set builds")

@@ -283,11 +283,13 @@ fn after_heading<'t>(
 fn heading_line(text: &str, m: KeywordMatch) -> Option<&str> {
     let near = floor_boundary(text, m.start().saturating_sub(COLON_WITHIN));
     let near = (near..=m.start()).find(|&i| text.is_char_boundary(i))?;
-    let line_start = text[near..m.start()].rfind('\n').map_or(near, |i| near + i + 1);
+    let line_start =
+        text[near..m.start()].rfind('\n').map_or(near, |i| near + i + 1);
     if line_start == near && near > 0 {
         return None;
     }
-    let ahead = &text[m.end()..m.end() + floor_boundary(&text[m.end()..], COLON_WITHIN)];
+    let ahead = &text
+        [m.end()..m.end() + floor_boundary(&text[m.end()..], COLON_WITHIN)];
     let line_end = m.end() + ahead.find('\n')?;
     let markup = |s: &str, allowed: &str| {
         s.chars().all(|c| c.is_whitespace() || allowed.contains(c))
