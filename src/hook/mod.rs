@@ -163,7 +163,7 @@ pub fn stop(
         });
     };
     let key = target.key.as_str();
-    if let Some(p) = target.path.filter(|p| !is_regular_file(p)) {
+    if let Some(p) = target.path.filter(|p| is_special_file(p)) {
         // A FIFO would hold the hook, `/dev/zero` would fill memory.
         return Outcome::allow(format!(
             "stop: transcript {p} is not a regular file"
@@ -306,9 +306,12 @@ impl<'a> StopTarget<'a> {
     }
 }
 
-/// Whether `path` names a regular file (after following links).
-fn is_regular_file(path: &str) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+/// Whether `path` names something that is there but is not a regular
+/// file (after following links): a FIFO, a device, a socket, a directory.
+/// A missing transcript is not special: the turn is then unknown, and the
+/// client's final message and the pending changes are judged.
+fn is_special_file(path: &str) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file())
 }
 
 /// The entrypoint, when it is one of `skip_entrypoints`: from
