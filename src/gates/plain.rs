@@ -56,12 +56,23 @@ pub struct PlainAudit {
     pub span: std::ops::Range<usize>,
 }
 
+/// How a lead is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LeadKind {
+    /// A heading: a lead only with its colon.
+    Heading,
+    /// A past-tense statement of checking.
+    Statement,
+}
+
 /// The compiled grammar of plain-language audits.
 #[derive(Clone, Debug)]
 pub(crate) struct PlainAudits {
-    heads: LazyKeywords,
+    /// Headings and statements in one automaton (one build, not two),
+    /// longest first; `kinds` tells them apart by keyword index.
+    leads: LazyKeywords,
+    kinds: Vec<LeadKind>,
     heading_ends: Vec<&'static str>,
-    verbs: LazyKeywords,
     referents: LazyKeywords,
     negations_before: Vec<&'static str>,
     negations_after: Vec<&'static str>,
@@ -88,16 +99,21 @@ impl PlainAudits {
         let referents: Vec<&str> = collect(|t| t.plain.failure_modes)
             .chain(COMMANDS.iter().copied())
             .collect();
+        let mut leads: Vec<(&str, LeadKind)> = collect(|t| t.plain.heads)
+            .map(|w| (w, LeadKind::Heading))
+            .chain(
+                collect(|t| t.plain.verbs).map(|w| (w, LeadKind::Statement)),
+            )
+            .collect();
+        // Longest first, as `owned` sorts.
+        leads.sort_by_key(|(w, _)| std::cmp::Reverse(w.len()));
         Ok(PlainAudits {
-            heads: LazyKeywords::new(
-                owned(collect(|t| t.plain.heads).collect()),
+            kinds: leads.iter().map(|&(_, k)| k).collect(),
+            leads: LazyKeywords::new(
+                leads.iter().map(|(w, _)| w.to_string()).collect(),
                 dfa,
             )?,
             heading_ends: collect(|t| t.plain.heading_ends).collect(),
-            verbs: LazyKeywords::new(
-                owned(collect(|t| t.plain.verbs).collect()),
-                dfa,
-            )?,
             referents: LazyKeywords::new(owned(referents), dfa)?,
             negations_before: collect(|t| t.plain.negations_before).collect(),
             negations_after: collect(|t| t.plain.negations_after).collect(),
@@ -107,41 +123,34 @@ impl PlainAudits {
 
     /// The first plain-language audit in `text`, if it holds one.
     pub(crate) fn find(&self, text: &str) -> Option<PlainAudit> {
-        let heads = self.heads.get();
-        for m in heads.find_iter(text) {
-            if !word_bounded(text, heads, m) || self.negated(text, m) {
+        let leads = self.leads.get();
+        for m in leads.find_iter(text) {
+            if !word_bounded(text, leads, m) || self.negated(text, m) {
                 continue;
             }
-            let Some(body) = after_heading(text, m, &self.heading_ends) else {
-                continue;
+            let referent = match self.kinds[m.keyword_index()] {
+                LeadKind::Heading => {
+                    let Some(body) =
+                        after_heading(text, m, &self.heading_ends)
+                    else {
+                        continue;
+                    };
+                    if self.is_empty(body) {
+                        continue;
+                    }
+                    self.referent(paragraph(body))
+                }
+                LeadKind::Statement => {
+                    let (start, end) =
+                        sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
+                    self.referent(paragraph(&text[m.end()..]))
+                        .or_else(|| self.referent(&text[start..m.start()]))
+                        .or_else(|| self.referent(&text[m.end()..end]))
+                }
             };
-            if self.is_empty(body) {
-                continue;
-            }
-            if let Some(referent) = self.referent(paragraph(body)) {
+            if let Some(referent) = referent {
                 return Some(PlainAudit {
-                    lead: heads.keyword(m).to_string(),
-                    referent,
-                    span: m.start()..m.end(),
-                });
-            }
-        }
-        let verbs = self.verbs.get();
-        for m in verbs.find_iter(text) {
-            if !word_bounded(text, verbs, m) || self.negated(text, m) {
-                continue;
-            }
-            let (start, end) =
-                sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
-            let before = &text[start..m.start()];
-            let after = paragraph(&text[m.end()..]);
-            let found = self
-                .referent(after)
-                .or_else(|| self.referent(before))
-                .or_else(|| self.referent(&text[m.end()..end]));
-            if let Some(referent) = found {
-                return Some(PlainAudit {
-                    lead: verbs.keyword(m).to_string(),
+                    lead: leads.keyword(m).to_string(),
                     referent,
                     span: m.start()..m.end(),
                 });
