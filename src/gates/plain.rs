@@ -165,9 +165,12 @@ impl PlainAudits {
         let (start, _) = sentence_bounds_within(text, m.start(), 64);
         let before = text[start..m.start()].to_ascii_lowercase();
         let negated_before = self.negations_before.iter().any(|n| {
+            // "n't" ends a word ("wasn't", "couldn't"): it is glued to
+            // what comes before it by nature.
+            let suffix = n.starts_with("n'");
             before
                 .match_indices(n)
-                .any(|(i, _)| is_word_at(&before, i, n.len()))
+                .any(|(i, _)| suffix || is_word_at(&before, i, n.len()))
         });
         let after = &text[m.end()..];
         let after = &after[..floor_boundary(after, 24)];
@@ -340,6 +343,8 @@ mod tests {
             "I audited nothing, to be honest.",
             "Risks: none.",
             "I haven't checked whether anything else depends on this.",
+            "It wasn't verified by the 3 tests we have.",
+            "The lock wasn't checked for the 2 writers.",
             "Checked in the changes to main.",
             "リスクは特にありません。",
             "確認していません。",
