@@ -180,6 +180,22 @@ fn score(
     s
 }
 
+/// Score the gate on one part; print the figures and every miss.
+fn score_and_print(
+    name: &str,
+    cases: &[Case],
+    judge: impl Fn(&str) -> bool,
+    detail: &str,
+) -> Score {
+    let mut misses = vec![];
+    let s = score(cases, judge, &mut misses);
+    println!("{name}, the gate: {}{detail}", s.line());
+    for m in &misses {
+        println!("  {name} miss: {m}");
+    }
+    s
+}
+
 #[test]
 fn audit_gate_on_the_labelled_parts() {
     let config = Config { order: vec![GateName::Audit], ..Config::default() };
@@ -205,32 +221,19 @@ fn audit_gate_on_the_labelled_parts() {
             score(cases, seed_blocks, &mut vec![]).line()
         );
     }
-    let mut tune_misses = vec![];
-    let tune_score =
-        score(&tune, |t| gate_blocks(&gates, t), &mut tune_misses);
-    println!("tune, the gate: {}", tune_score.line());
-    for m in &tune_misses {
-        println!("  tune miss: {m}");
-    }
-    let mut test_misses = vec![];
-    let test_score =
-        score(&test, |t| gate_blocks(&gates, t), &mut test_misses);
-    println!(
-        "test, the gate: {} ({} written, {} from the corpus)",
-        test_score.line(),
-        written,
-        test.len() - written
+    let judge = |t: &str| gate_blocks(&gates, t);
+    score_and_print("tune", &tune, judge, "");
+    let test_score = score_and_print(
+        "test",
+        &test,
+        judge,
+        &format!(
+            " ({} written, {} from the corpus)",
+            written,
+            test.len() - written
+        ),
     );
-    for m in &test_misses {
-        println!("  test miss: {m}");
-    }
-    let mut test2_misses = vec![];
-    let test2_score =
-        score(&test2, |t| gate_blocks(&gates, t), &mut test2_misses);
-    println!("test2, the gate: {}", test2_score.line());
-    for m in &test2_misses {
-        println!("  test2 miss: {m}");
-    }
+    let test2_score = score_and_print("test2", &test2, judge, "");
     let mut all = Score::default();
     for s in [&test_score, &test2_score] {
         all.tp += s.tp;

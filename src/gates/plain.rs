@@ -281,12 +281,9 @@ fn after_heading<'t>(
         .map(|i| (i, window[i..].chars().next().map_or(1, char::len_utf8)));
     let other =
         ends.iter().filter_map(|e| window.find(e).map(|i| (i, e.len()))).min();
-    match (colon, other) {
-        (Some(a), Some(b)) => Some(&text[m.end() + a.min(b).0 + a.min(b).1..]),
-        (Some((i, len)), None) | (None, Some((i, len))) => {
-            Some(&text[m.end() + i + len..])
-        }
-        (None, None) => heading_line(text, m),
+    match [colon, other].into_iter().flatten().min() {
+        Some((i, len)) => Some(&text[m.end() + i + len..]),
+        None => heading_line(text, m),
     }
 }
 
@@ -294,7 +291,6 @@ fn after_heading<'t>(
 /// `**Edge cases**`): the lines that follow it.
 fn heading_line(text: &str, m: KeywordMatch) -> Option<&str> {
     let near = floor_boundary(text, m.start().saturating_sub(COLON_WITHIN));
-    let near = (near..=m.start()).find(|&i| text.is_char_boundary(i))?;
     let line_start =
         text[near..m.start()].rfind('\n').map_or(near, |i| near + i + 1);
     if line_start == near && near > 0 {

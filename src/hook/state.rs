@@ -150,7 +150,8 @@ impl StateDir {
         let mut f = open_regular(
             &self.file(key, "flag"),
             OpenOptions::new().append(true).create(true).mode(0o600),
-        )?;
+        )?
+        .file;
         // Ids are written only when they cannot break the line format.
         match tool_use_id.and_then(super::safe_id) {
             Some(id) => f.write_all(format!("{id}\n").as_bytes()),
@@ -189,7 +190,7 @@ impl StateDir {
     ) -> io::Result<Option<SessionLock>> {
         let path = self.file(key, "lock");
         loop {
-            let file = open_regular(
+            let Regular { file, meta: held } = open_regular(
                 &path,
                 OpenOptions::new()
                     .read(true)
@@ -213,7 +214,7 @@ impl StateDir {
                 }
                 return Err(e);
             }
-            let held = file.metadata()?;
+            // The descriptor's inode never changes: `held` is still true.
             let same = fs::symlink_metadata(&path)
                 .is_ok_and(|m| m.dev() == held.dev() && m.ino() == held.ino());
             if same {
@@ -282,7 +283,7 @@ impl StateDir {
             stamp,
             OpenOptions::new().write(true).create(true).mode(0o600),
         )
-        .and_then(|f| f.set_modified(now))
+        .and_then(|f| f.file.set_modified(now))
         .is_ok()
     }
 
@@ -293,7 +294,7 @@ impl StateDir {
             &path,
             OpenOptions::new().create(true).append(true).mode(0o600),
         ) {
-            let _ = f.write_all(format!("{line}\n").as_bytes());
+            let _ = f.file.write_all(format!("{line}\n").as_bytes());
         }
     }
 }
@@ -306,19 +307,30 @@ fn session_key(name: &str) -> Option<&str> {
     })
 }
 
+/// A regular file of the state directory, opened, with what `fstat` said
+/// of it.
+struct Regular {
+    file: File,
+    meta: fs::Metadata,
+}
+
 /// Open a file in the state directory: never through a symlink, never
 /// blocking on a FIFO, and only if it is a regular file.
-fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+fn open_regular(
+    path: &Path,
+    options: &mut OpenOptions,
+) -> io::Result<Regular> {
     let file = options
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)?;
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("{} is not a regular file", path.display()),
         ));
     }
-    Ok(file)
+    Ok(Regular { file, meta })
 }
 
 /// Create a new file next to `path`, exclusively, under a name unique to
@@ -337,7 +349,7 @@ fn create_unique(path: &Path) -> io::Result<(File, PathBuf)> {
             &tmp,
             OpenOptions::new().write(true).create_new(true).mode(0o600),
         ) {
-            Ok(f) => return Ok((f, tmp)),
+            Ok(f) => return Ok((f.file, tmp)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
@@ -479,9 +491,10 @@ impl SessionLock {
 
 /// Read a state file, at most [`MAX_STATE_FILE`] bytes of it.
 fn read_bounded(path: &Path) -> io::Result<String> {
-    let file = open_regular(path, OpenOptions::new().read(true))?;
+    let Regular { file, meta } =
+        open_regular(path, OpenOptions::new().read(true))?;
     // Sized up front, so that the file is read in one call.
-    let len = file.metadata()?.len().min(MAX_STATE_FILE);
+    let len = meta.len().min(MAX_STATE_FILE);
     let mut s = String::with_capacity(len as usize + 1);
     file.take(MAX_STATE_FILE).read_to_string(&mut s)?;
     Ok(s)
