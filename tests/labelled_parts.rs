@@ -1,0 +1,459 @@
+//! The gates on labelled sets in two parts (issue 11): a tuning part the
+//! patterns may be fitted to, and a test part that is only ever run. The
+//! figures that count are the test parts'.
+//!
+//! Each set lives in `tests/labelled/<gate>-<part>.tsv`. The test parts
+//! were written before the patterns they measure were changed, by the same
+//! session, in phrasings kept apart from the tuning part's. The
+//! `<gate>-corpus.tsv` files label real final messages of
+//! `../shared/corpus/spotter` by file and line (read there, never copied);
+//! they belong to the test part, and the gate judges them with the turn's
+//! own prompt and tool uses.
+//!
+//! Positive means "block". Precision is the share of blocks that were
+//! deserved (the agent that did the work is not blocked), recall the share
+//! of deserved blocks that were given.
+//!
+//! Beside each gate, the seeds' regexes are scored on the same cases: the
+//! first seed's audit keywords for the audit gate, and the third seed's
+//! `DEFER`, `CHALLENGE`, `CAPITULATE` and `VERIFY` for the ownership and
+//! reverify gates, with the reverify condition the right way round (block
+//! when the verification words are *absent*). The seeds have no hollow
+//! check.
+
+use std::path::Path;
+
+use regex::Regex;
+use stopgate::config::{Config, GateName};
+use stopgate::gates::{Facts, Gates, SessionView};
+use stopgate::transcript::{Chain, ToolCall, TurnKind};
+use stopgate::Transcript;
+
+/// One labelled turn.
+struct Case {
+    block: bool,
+    near: bool,
+    prompt: String,
+    tools: Vec<ToolCall>,
+    text: String,
+    /// Where the case comes from, for the printed misses.
+    at: String,
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tool(code: &str, i: usize) -> ToolCall {
+    let (name, input) = match code {
+        "W" => ("Write", serde_json::json!({"file_path": "src/x.rs"})),
+        "E" => ("Edit", serde_json::json!({"file_path": "src/x.rs"})),
+        "R" => ("Read", serde_json::json!({"file_path": "src/x.rs"})),
+        _ => match code.strip_prefix("B:") {
+            Some(cmd) => ("Bash", serde_json::json!({ "command": cmd })),
+            None => panic!("tool code {code:?}"),
+        },
+    };
+    ToolCall::new(Some(&format!("t{i}")), name, &input, 0, i)
+}
+
+/// Load a part. Five columns (label, near, tools, prompt, text); the first
+/// audit parts have three (label, near, text) and a turn that wrote a file.
+fn load(name: &str) -> Vec<Case> {
+    let path = root().join("tests/labelled").join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut out = vec![];
+    for (i, l) in text.lines().enumerate() {
+        if l.starts_with('#') || l.trim().is_empty() {
+            continue;
+        }
+        let at = format!("{name}:{}", i + 1);
+        let cols: Vec<&str> = l.split('\t').collect();
+        let (tools, prompt, body) = match cols.len() {
+            3 => ("W", "Fix it.", cols[2]),
+            5 => (cols[2], cols[3], cols[4]),
+            n => panic!("{at}: {n} columns"),
+        };
+        let tools = match tools {
+            "-" => vec![],
+            t => t.split(',').enumerate().map(|(i, c)| tool(c, i)).collect(),
+        };
+        out.push(Case {
+            block: match cols[0] {
+                "block" => true,
+                "pass" => false,
+                other => panic!("{at}: label {other:?}"),
+            },
+            near: cols[1] == "near",
+            prompt: prompt.to_string(),
+            tools,
+            text: body.replace("\\n", "\n"),
+            at,
+        });
+    }
+    out
+}
+
+/// A corpus part: each line names a spotter file and the line of a turn's
+/// final text. `None` when `../shared/corpus` is not there.
+fn load_corpus(gate: &str) -> Option<Vec<Case>> {
+    load_corpus_as(gate, Judged::WholeTurn)
+}
+
+/// How a corpus case is judged.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Judged {
+    /// With the turn's own prompt and tool uses.
+    WholeTurn,
+    /// The text of that line alone, as the final message of a turn that
+    /// wrote a file (how `audit-corpus.tsv` was labelled).
+    TextAfterAWrite,
+}
+
+fn load_corpus_as(gate: &str, judged: Judged) -> Option<Vec<Case>> {
+    let dir = root().join("../shared/corpus/spotter");
+    if !dir.is_dir() {
+        println!(
+            "skip: ../shared/corpus not found; the {gate} corpus cases are \
+             not scored"
+        );
+        return None;
+    }
+    let files: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    let name = format!("{gate}-corpus.tsv");
+    let labels =
+        std::fs::read_to_string(root().join("tests/labelled").join(&name))
+            .unwrap();
+    let mut out = vec![];
+    for l in
+        labels.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let cols: Vec<&str> = l.split('\t').collect();
+        let file = files
+            .iter()
+            .filter(|p| p.is_file())
+            .find(|p| {
+                p.file_name().unwrap().to_string_lossy().starts_with(cols[1])
+            })
+            .unwrap_or_else(|| panic!("{name}: no corpus file {}", cols[1]));
+        let line: u64 = cols[2].parse().unwrap();
+        let at = format!("{name}: {} line {line}", cols[1]);
+        if judged == Judged::TextAfterAWrite {
+            let text = std::fs::read_to_string(file).unwrap();
+            let v: serde_json::Value = serde_json::from_str(
+                text.lines().nth(line as usize - 1).unwrap(),
+            )
+            .unwrap();
+            let body: Vec<&str> = v["message"]["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|b| b["type"] == "text")
+                .filter_map(|b| b["text"].as_str())
+                .collect();
+            assert!(!body.is_empty(), "{at}: no text on that line");
+            out.push(Case {
+                block: cols[0] == "block",
+                near: false,
+                prompt: "Fix it.".to_string(),
+                tools: vec![tool("W", 0)],
+                text: body.join("\n"),
+                at,
+            });
+            continue;
+        }
+        let transcript = Transcript::read(file).unwrap();
+        let turn = transcript
+            .turns(Chain::Main)
+            .into_iter()
+            .find(|t| t.final_text_line() == Some(line))
+            .unwrap_or_else(|| panic!("{name}: {l}: no turn ends there"));
+        let facts = Facts::of_turn(&turn);
+        out.push(Case {
+            block: cols[0] == "block",
+            near: false,
+            prompt: facts.prompt.unwrap_or("").to_string(),
+            tools: turn.tool_uses().to_vec(),
+            text: facts.final_text.to_string(),
+            at,
+        });
+    }
+    Some(out)
+}
+
+/// Precision and recall of "block", with the counts.
+#[derive(Default)]
+struct Score {
+    tp: u32,
+    fp: u32,
+    fn_: u32,
+    tn: u32,
+}
+
+impl Score {
+    fn add(&mut self, want: bool, got: bool) {
+        match (want, got) {
+            (true, true) => self.tp += 1,
+            (false, true) => self.fp += 1,
+            (true, false) => self.fn_ += 1,
+            (false, false) => self.tn += 1,
+        }
+    }
+    fn precision(&self) -> f64 {
+        f64::from(self.tp) / f64::from((self.tp + self.fp).max(1))
+    }
+    fn recall(&self) -> f64 {
+        f64::from(self.tp) / f64::from((self.tp + self.fn_).max(1))
+    }
+    fn line(&self) -> String {
+        format!(
+            "precision {:.3} recall {:.3} (tp {} fp {} fn {} tn {})",
+            self.precision(),
+            self.recall(),
+            self.tp,
+            self.fp,
+            self.fn_,
+            self.tn
+        )
+    }
+}
+
+/// The language of a case, by its script: what "roughly even" counts.
+fn language(text: &str) -> &'static str {
+    if text.chars().any(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c)) {
+        "ko"
+    } else if text.chars().any(|c| ('\u{3040}'..='\u{30FF}').contains(&c))
+        || text.chars().any(|c| ('\u{4E00}'..='\u{9FFF}').contains(&c))
+    {
+        "ja"
+    } else {
+        "en"
+    }
+}
+
+/// Run one gate alone, as the hook would on this turn with nothing nagged.
+fn gate_blocks(gates: &Gates, c: &Case) -> bool {
+    let facts = Facts {
+        kind: TurnKind::Prompt,
+        final_text: &c.text,
+        prompt: Some(&c.prompt),
+        tool_uses: &c.tools,
+        changed: c.tools.iter().any(|t| t.change().is_some()),
+        stop_hook_active: false,
+    };
+    gates.evaluate(&facts, &SessionView::default()).block().is_some()
+}
+
+/// The seeds' regexes, as their scripts run them (`grep -qiE`, one line at
+/// a time, so `.` does not cross a newline).
+struct Seeds {
+    audit: Regex,
+    defer: Regex,
+    challenge: Regex,
+    capitulate: Regex,
+    verify: Regex,
+}
+
+impl Seeds {
+    fn new() -> Seeds {
+        let re = |s: &str| Regex::new(&format!("(?i){s}")).unwrap();
+        Seeds {
+            // The first seed's seven keywords.
+            audit: re(
+                "監査|潰した|既に堅牢|あえて見送り|セルフ監査|三層|予測できる不具合",
+            ),
+            // The third seed's, as printed there (parentheses and `*`
+            // restored where the article's typesetting dropped them).
+            defer: re(
+                "(어느.*(좋아|나을|선택)|당신이.*(정하|결정)|뭐가.*좋을\
+                 |what.*prefer|which.*would you|up to you|your call\
+                 |depends on your)",
+            ),
+            challenge: re(
+                "(아닌데|그건 아니|틀렸|잘못|다시 생각|actually\
+                 |that's wrong|not quite|disagree|incorrect)",
+            ),
+            capitulate: re(
+                "(맞네요|맞습니다|수정|맞는 말씀|사실|좋은 지적|you're right\
+                 |good point|I was wrong|actually yes|I misread)",
+            ),
+            verify: re(
+                "(검증|계산|확인|출처|논문|측정|verified|calculated|source\
+                 |measured|according to)",
+            ),
+        }
+    }
+
+    /// The seed's verdict for `gate`; `None` when no seed has that gate.
+    fn blocks(&self, gate: GateName, c: &Case) -> Option<bool> {
+        Some(match gate {
+            GateName::Audit => !self.audit.is_match(&c.text),
+            GateName::Ownership => {
+                self.defer.is_match(&c.text) && c.tools.len() >= 2
+            }
+            GateName::Reverify => {
+                self.challenge.is_match(&c.prompt)
+                    && self.capitulate.is_match(&c.text)
+                    && !self.verify.is_match(&c.text)
+            }
+            GateName::Hollow => return None,
+        })
+    }
+}
+
+/// Score `judge` on `cases`; print the figure, and each miss when `show`.
+fn score(
+    label: &str,
+    cases: &[Case],
+    judge: impl Fn(&Case) -> bool,
+    show: bool,
+) -> Score {
+    let mut s = Score::default();
+    for c in cases {
+        let got = judge(c);
+        s.add(c.block, got);
+        if show && got != c.block {
+            println!(
+                "  {label} miss ({}): want {} got {}: {}",
+                c.at,
+                if c.block { "block" } else { "pass" },
+                if got { "block" } else { "pass" },
+                c.text
+            );
+        }
+    }
+    println!("{label}: {}", s.line());
+    s
+}
+
+fn describe(name: &str, cases: &[Case]) {
+    let near = cases.iter().filter(|c| c.near).count();
+    let count =
+        |l: &str| cases.iter().filter(|c| language(&c.text) == l).count();
+    println!(
+        "{name}: {} cases ({} near misses, {:.0}%; en {}, ja {}, ko {})",
+        cases.len(),
+        near,
+        100.0 * near as f64 / cases.len() as f64,
+        count("en"),
+        count("ja"),
+        count("ko"),
+    );
+}
+
+/// The figures of one gate: its tuning part, then its test part (written
+/// cases and corpus turns), the gate beside the seed.
+fn run_gate(
+    gate: GateName,
+    tune: &[&str],
+    test: &[&str],
+    corpus: bool,
+) -> Score {
+    let config = Config { order: vec![gate], ..Config::default() };
+    let gates = Gates::new(&config).unwrap();
+    let seeds = Seeds::new();
+    let name = gate.as_str();
+    let tune: Vec<Case> = tune.iter().flat_map(|f| load(f)).collect();
+    let mut test: Vec<Case> = test.iter().flat_map(|f| load(f)).collect();
+    if corpus {
+        test.extend(load_corpus(name).unwrap_or_default());
+    }
+    describe(&format!("{name} tune"), &tune);
+    describe(&format!("{name} test"), &test);
+    score(
+        &format!("{name} tune, the gate"),
+        &tune,
+        |c| gate_blocks(&gates, c),
+        true,
+    );
+    // The test part's misses are not printed: reading them is tuning on
+    // them.
+    let s = score(
+        &format!("{name} test, the gate"),
+        &test,
+        |c| gate_blocks(&gates, c),
+        false,
+    );
+    if seeds.blocks(gate, &test[0]).is_some() {
+        score(
+            &format!("{name} test, the seed's regex"),
+            &test,
+            |c| seeds.blocks(gate, c).unwrap(),
+            false,
+        );
+    } else {
+        println!(
+            "{name} test, the seed's regex: none (no seed has this gate)"
+        );
+    }
+    assert!(tune.len() + test.len() >= 150, "{name}: fewer than 150 cases");
+    s
+}
+
+/// The bounds the figures were measured at (see the closing note of issue
+/// 11): a fall below them is a regression.
+fn assert_bounds(name: &str, s: &Score, precision: f64, recall: f64) {
+    assert!(
+        s.precision() >= precision && s.recall() >= recall,
+        "{name}: {}",
+        s.line()
+    );
+}
+
+#[test]
+fn audit_gate_on_its_parts() {
+    // audit-test.tsv and audit-test2.tsv were run once each and then
+    // looked at (their misses fixed), so only audit-test3.tsv is held out.
+    let seen = run_gate(
+        GateName::Audit,
+        &["audit-tune.tsv", "audit-test.tsv", "audit-test2.tsv"],
+        &["audit-test3.tsv"],
+        false,
+    );
+    let _ = seen;
+    // The first test part's corpus turns, scored for the record.
+    let config = Config { order: vec![GateName::Audit], ..Config::default() };
+    let gates = Gates::new(&config).unwrap();
+    if let Some(corpus) = load_corpus_as("audit", Judged::TextAfterAWrite) {
+        score(
+            "audit corpus, the gate",
+            &corpus,
+            |c| gate_blocks(&gates, c),
+            true,
+        );
+    }
+}
+
+#[test]
+fn hollow_gate_on_its_parts() {
+    let s = run_gate(
+        GateName::Hollow,
+        &["hollow-tune.tsv"],
+        &["hollow-test.tsv"],
+        true,
+    );
+    let _ = s;
+}
+
+#[test]
+fn ownership_gate_on_its_parts() {
+    let s = run_gate(
+        GateName::Ownership,
+        &["ownership-tune.tsv"],
+        &["ownership-test.tsv"],
+        true,
+    );
+    let _ = s;
+}
+
+#[test]
+fn reverify_gate_on_its_parts() {
+    let s = run_gate(
+        GateName::Reverify,
+        &["reverify-tune.tsv"],
+        &["reverify-test.tsv"],
+        true,
+    );
+    let _ = s;
+}
