@@ -5,12 +5,15 @@
 //! over the text however many keywords there are, and reporting *which*
 //! keywords matched lets users see why a gate fired.
 //!
-//! The automaton always uses [`MatchKind::LeftmostFirst`]. The
-//! aho-corasick default, `Standard`, cannot use the packed SIMD prefilter
-//! (Teddy) and is about ten times slower on a handful of patterns. With
-//! leftmost-first semantics, when two keywords match at the same position,
-//! the one added first wins, so add longer, more specific keywords before
-//! the shorter ones they contain.
+//! The automaton uses [`MatchKind::LeftmostFirst`] unless built
+//! [`overlapping`](KeywordSetBuilder::overlapping). The aho-corasick
+//! default, `Standard`, cannot use the packed SIMD prefilter (Teddy) and is
+//! about ten times slower on a handful of patterns. With leftmost-first
+//! semantics, when two keywords match at the same position, the one added
+//! first wins, so add longer, more specific keywords before the shorter
+//! ones they contain. A grammar that pairs phrases needs every occurrence
+//! of every keyword instead, overlaps included: that is what
+//! [`KeywordSet::find_overlapping`] gives a set built overlapping.
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
@@ -38,6 +41,11 @@ pub const AUDIT_MARKERS_EN: &[&str] = &[
     "self-audit",
     "self audit",
     "audit:",
+    "audit：",
+    "audit —",
+    "audit –",
+    "audit -",
+    "audit—",
     "audited",
     "killed it:",
     "already robust",
@@ -54,7 +62,13 @@ pub const AUDIT_MARKERS_KO: &[&str] = &[
     "셀프 감사",
     "자체 감사",
     "감사:",
+    "감사：",
+    "감사 —",
+    "감사 –",
+    "감사 -",
     "감사 결과",
+    "감사 완료",
+    "감사해 봤",
     "잡았다",
     "이미 견고",
     "의도적으로 보류",
@@ -148,6 +162,17 @@ impl KeywordSet {
         self.automaton.find_iter(text).map(KeywordMatch::from)
     }
 
+    /// Every occurrence of every keyword in `text`, overlapping ones
+    /// included, ordered by where they end. A set not built
+    /// [`overlapping`](KeywordSetBuilder::overlapping) gives its
+    /// non-overlapping leftmost-first matches instead.
+    pub fn find_overlapping(&self, text: &str) -> Vec<KeywordMatch> {
+        match self.automaton.try_find_overlapping_iter(text) {
+            Ok(it) => it.map(KeywordMatch::from).collect(),
+            Err(_) => self.find_iter(text).collect(),
+        }
+    }
+
     /// The distinct keywords that occur in `text`, in the order of their
     /// first occurrence.
     pub fn matched<'s>(&'s self, text: &str) -> Vec<&'s str> {
@@ -210,6 +235,7 @@ pub struct KeywordSetBuilder {
     ascii_case_insensitive: bool,
     dfa: bool,
     no_prefilter: bool,
+    overlapping: bool,
 }
 
 impl KeywordSetBuilder {
@@ -249,6 +275,14 @@ impl KeywordSetBuilder {
         self
     }
 
+    /// Build for [`KeywordSet::find_overlapping`]: every occurrence of
+    /// every keyword, not the leftmost-first ones (off by default). Such a
+    /// set cannot use the SIMD prefilter.
+    pub fn overlapping(&mut self, yes: bool) -> &mut KeywordSetBuilder {
+        self.overlapping = yes;
+        self
+    }
+
     /// Build a set from `keywords`. The builder can be reused.
     ///
     /// # Errors
@@ -265,7 +299,11 @@ impl KeywordSetBuilder {
             return Err(Error::empty_keyword(i));
         }
         let automaton = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostFirst)
+            .match_kind(if self.overlapping {
+                MatchKind::Standard
+            } else {
+                MatchKind::LeftmostFirst
+            })
             .ascii_case_insensitive(self.ascii_case_insensitive)
             .kind(Some(if self.dfa {
                 AhoCorasickKind::DFA

@@ -407,7 +407,7 @@ fn audit_gate_on_its_parts() {
     // looked at (their misses fixed), so only audit-test3.tsv is held out.
     let seen = run_gate(
         GateName::Audit,
-        &["audit-tune.tsv", "audit-test.tsv", "audit-test2.tsv"],
+        &["audit-tune.tsv", "audit-tune2.tsv", "audit-test.tsv", "audit-test2.tsv"],
         &["audit-test3.tsv"],
         false,
     );
@@ -429,7 +429,7 @@ fn audit_gate_on_its_parts() {
 fn hollow_gate_on_its_parts() {
     let s = run_gate(
         GateName::Hollow,
-        &["hollow-tune.tsv"],
+        &["hollow-tune.tsv", "hollow-tune2.tsv"],
         &["hollow-test.tsv"],
         true,
     );

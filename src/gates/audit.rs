@@ -88,6 +88,13 @@ impl AuditMatcher {
         self.markers.get()
     }
 
+    /// Whether `text` names a specific referent, as a plain-language
+    /// audit must: a number, an identifier or code span, a file path, a
+    /// command, an acronym, or a named failure mode.
+    pub fn has_referent(&self, text: &str) -> bool {
+        self.plain.referent(text).is_some()
+    }
+
     /// Judge a final text.
     ///
     /// # Example

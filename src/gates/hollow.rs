@@ -3,9 +3,13 @@
 //! Two rules, each named in the block message:
 //!
 //! * **Stock phrase** (`stock_phrase`). Every sentence that holds a marker
-//!   is empty once the markers, punctuation and stock words ("問題なし",
-//!   "LGTM", "no issues") are removed: what is left weighs less than
-//!   `min_specific` (a CJK character weighs 2, any other 1). A marker
+//!   says nothing once the markers, punctuation and stock words ("問題なし",
+//!   "LGTM", "no issues") are removed: with the rest of its paragraph, what
+//!   is left weighs less than `min_specific` (a CJK character weighs 2, any
+//!   other 1), or it names no specific referent (a number, an identifier,
+//!   a path, a command, an acronym, a named failure mode), which is what a
+//!   plain-language audit must name too. "Audit: I went over it carefully
+//!   and everything is in order" weighs a lot and names nothing. A marker
 //!   sentence that ends in a colon and a line break ("Self-audit:") runs on
 //!   to the end of its paragraph, so a list under a heading counts.
 //! * **Claim without evidence** (`claim_without_evidence`). The text claims
@@ -81,10 +85,15 @@ fn strip(set: &KeywordSet, s: &str) -> String {
     out
 }
 
-/// Whether the audit in `text` is a stock phrase.
+/// Whether the audit in `text` is a stock phrase: each marker's sentence,
+/// with the rest of its paragraph, weighs less than `min_specific` once
+/// markers and stock words are gone, or names no specific referent
+/// (`referent`: an identifier, a path, a number, a command, a named
+/// failure mode), as a plain-language audit must.
 pub fn is_stock_phrase(
     markers: &KeywordSet,
     stock: &KeywordSet,
+    referent: &dyn Fn(&str) -> bool,
     min_specific: usize,
     text: &str,
 ) -> bool {
@@ -110,7 +119,10 @@ pub fn is_stock_phrase(
     for &(start, end) in &sentences {
         any = true;
         let left = strip(stock, &strip(markers, &text[start..end]));
-        if weight(&left) >= min_specific {
+        let rest = strip(stock, paragraph(&text[end..]));
+        if weight(&left) + weight(&rest) >= min_specific
+            && (referent(&left) || referent(&rest))
+        {
             return false;
         }
     }
@@ -137,6 +149,12 @@ pub fn plain_is_stock(
         &text[audit.span.end..end]
     );
     weight(&strip(stock, &without_lead)) < min_specific
+}
+
+/// The rest of the paragraph that starts `s`, at most 600 bytes of it.
+fn paragraph(s: &str) -> &str {
+    let s = &s[..super::sentence::floor_boundary(s, 600)];
+    s.find("\n\n").map_or(s, |i| &s[..i])
 }
 
 /// Whether `text` claims verification that nothing in the turn backs.

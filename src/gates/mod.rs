@@ -30,7 +30,7 @@ use crate::config::{Config, GateName};
 use crate::error::Error;
 use crate::transcript::{ToolCall, Turn, TurnKind};
 
-use self::patterns::{LazyKeywords, Pat, PatternSet};
+use self::patterns::{Cancel, LazyKeywords, Pat, PatternSet};
 use self::reverify::ReverifyPatterns;
 
 pub use self::audit::{AuditMatcher, AuditStatus};
@@ -229,11 +229,17 @@ impl Gates {
     fn build(config: &Config, dfa: bool) -> Result<Gates, Error> {
         let tables: Vec<&lang::LangTable> =
             config.languages.iter().filter_map(|c| lang::table(c)).collect();
-        let set = |pick: fn(&lang::LangTable) -> &'static [Pat],
+        let set = |pick: fn(&lang::LangTable) -> &lang::Intent,
                    extra: &[String]| {
-            let pats: Vec<Pat> =
-                tables.iter().flat_map(|t| pick(t).iter().copied()).collect();
-            PatternSet::new(&pats, extra, dfa)
+            let pats: Vec<Pat> = tables
+                .iter()
+                .flat_map(|t| pick(t).pats.iter().copied())
+                .collect();
+            let cancels: Vec<Cancel> = tables
+                .iter()
+                .flat_map(|t| [t.negation, pick(t).cancel])
+                .collect();
+            PatternSet::new(&pats, &cancels, extra, dfa)
         };
         let p = &config.patterns;
         let mut stock: Vec<String> = tables
@@ -259,13 +265,13 @@ impl Gates {
             min_tool_uses: config.ownership.min_tool_uses,
             min_specific: config.hollow.min_specific,
             audit,
-            deference: set(|t| t.deference, &p.deference)?,
+            deference: set(|t| &t.deference, &p.deference)?,
             reverify: ReverifyPatterns {
-                challenge: set(|t| t.challenge, &p.challenge)?,
-                capitulation: set(|t| t.capitulation, &p.capitulation)?,
-                verification: set(|t| t.verification, &p.verification)?,
+                challenge: set(|t| &t.challenge, &p.challenge)?,
+                capitulation: set(|t| &t.capitulation, &p.capitulation)?,
+                verification: set(|t| &t.verification, &p.verification)?,
             },
-            claims: set(|t| t.claims, &p.claims)?,
+            claims: set(|t| &t.claims, &p.claims)?,
             stock: LazyKeywords::new(stock, dfa)?,
             messages: Messages {
                 audit: config.audit.message.clone(),
@@ -413,6 +419,7 @@ impl Gates {
             AuditStatus::Present(markers) => hollow::is_stock_phrase(
                 self.audit.markers(),
                 self.stock.get(),
+                &|s| self.audit.has_referent(s),
                 self.min_specific,
                 facts.final_text,
             )

@@ -1,14 +1,32 @@
-//! Pattern sets: literals through Aho-Corasick, plus a proximity rule.
+//! Pattern sets: the grammar of each intent, compiled to one automaton.
 //!
-//! Most of what the gates look for is a literal phrase ("up to you",
-//! "おっしゃる通り"). Some needs two words near each other: "which …
-//! prefer" must match "which of the two would you prefer" but not a
-//! "which" in one sentence and a "prefer" three paragraphs later. The rule
-//! for [`Pat::Near`] is small and documented here rather than a regex:
+//! An intent (a deference, a challenge, a concession, a verification
+//! claim) is said in many ways: politeness levels, tenses, synonyms. A flat
+//! list of phrases misses most of them, so a table writes an intent as a
+//! small grammar of [`Pat`]s:
 //!
-//! > `Near(a, b, gap)` fires when a match of `a` is followed by a match of
-//! > `b` that starts at most `gap` bytes after `a` ends, with no sentence
-//! > end (`.` `?` `!` `。` `？` `！` or a newline) in between.
+//! * [`Pat::Lit`], a phrase ("up to you", "お任せします");
+//! * [`Pat::Near`], one of several heads followed by one of several tails
+//!   in the same sentence ("which" … "would you prefer", "どちら" …
+//!   "でしょうか", "어느" … "할까요"): every pairing is covered, which is
+//!   what makes politeness levels and tenses systematic;
+//! * [`Pat::Opening`], a phrase that counts only when it opens a sentence
+//!   ("Correct," "맞습니다" as a reply, not "50이 맞습니다").
+//!
+//! Negation is part of the grammar, in both directions, through
+//! [`Cancel`]: a match is void when a negation stands before it in its
+//! clause ("it's *not* up to you", "I *haven't* verified"), when one
+//! follows it in its clause ("確認*していません*", "확인*하지 않*았"), when a
+//! cancel word stands between a [`Pat::Near`]'s head and tail ("tests
+//! *should* pass"), or, for concessions, when the sentence goes on to
+//! contest ("you're right that the name is odd, *but* …").
+//!
+//! The near rule in one line:
+//!
+//! > `Near(heads, tails, gap)` fires when a match of a head is followed by
+//! > a match of a tail that starts at most `gap` bytes after the head ends,
+//! > with no sentence end (`.` `?` `!` `。` `？` `！` or a newline) and no
+//! > `between` cancel word in between.
 //!
 //! All literals of a set go into one [`KeywordSet`], matched
 //! case-insensitively for ASCII, so a set costs one pass over the text.
@@ -16,14 +34,55 @@
 use crate::error::Error;
 use crate::keywords::KeywordSet;
 
+use super::sentence::sentence_bounds_within;
+
 /// One pattern of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pat {
     /// A literal phrase.
     Lit(&'static str),
-    /// Two literals near each other: see the [module docs](self).
-    Near(&'static str, &'static str, usize),
+    /// One of the heads, then one of the tails, near each other: see the
+    /// [module docs](self).
+    Near(&'static [&'static str], &'static [&'static str], usize),
+    /// A literal phrase that opens a sentence.
+    Opening(&'static str),
 }
+
+/// What voids a match: the negation half of an intent's grammar. Each list
+/// is matched ASCII-case-insensitively; an ASCII word must stand as a
+/// word, except one that starts with `n'`, which ends one ("wasn't").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cancel {
+    /// Words that void a match standing after them in its clause ("not",
+    /// "未", "안 ").
+    pub before: &'static [&'static str],
+    /// Words that void a match they follow in its clause ("していない",
+    /// "하지 않").
+    pub after: &'static [&'static str],
+    /// Words that void a [`Pat::Near`] when they stand between its head
+    /// and its tail ("should", "not").
+    pub between: &'static [&'static str],
+    /// Words that void a match anywhere after it in its sentence: a
+    /// concession that goes on to contest ("but", "ですが", "지만").
+    pub sentence_after: &'static [&'static str],
+}
+
+impl Cancel {
+    /// No cancel words.
+    pub const NONE: Cancel =
+        Cancel { before: &[], after: &[], between: &[], sentence_after: &[] };
+}
+
+/// How far before a match its clause is searched for a negation, in bytes.
+const BEFORE_WITHIN: usize = 48;
+
+/// How far after a match its clause is searched for a negation, in bytes:
+/// twelve CJK characters ("お任せ" + "する話ではありません").
+const AFTER_WITHIN: usize = 36;
+
+/// What ends a clause, besides a sentence end.
+const CLAUSE_ENDS: &[&str] =
+    &[",", "、", "，", ";", "；", ":", "：", "—", "–", "지만", "が、"];
 
 /// A keyword set compiled on first use.
 ///
@@ -38,6 +97,7 @@ pub enum Pat {
 pub(crate) struct LazyKeywords {
     keywords: Vec<String>,
     dfa: bool,
+    overlapping: bool,
     cell: std::sync::OnceLock<KeywordSet>,
 }
 
@@ -46,6 +106,7 @@ impl Clone for LazyKeywords {
         LazyKeywords {
             keywords: self.keywords.clone(),
             dfa: self.dfa,
+            overlapping: self.overlapping,
             cell: self.cell.clone(),
         }
     }
@@ -60,7 +121,21 @@ impl LazyKeywords {
         if let Some(i) = keywords.iter().position(|k| k.is_empty()) {
             return Err(Error::empty_keyword(i));
         }
-        Ok(LazyKeywords { keywords, dfa, cell: std::sync::OnceLock::new() })
+        Ok(LazyKeywords {
+            keywords,
+            dfa,
+            overlapping: false,
+            cell: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// Like [`LazyKeywords::new`], built for
+    /// [`KeywordSet::find_overlapping`].
+    pub(crate) fn overlapping(
+        keywords: Vec<String>,
+        dfa: bool,
+    ) -> Result<LazyKeywords, Error> {
+        Ok(LazyKeywords { overlapping: true, ..LazyKeywords::new(keywords, dfa)? })
     }
 
     /// The compiled set.
@@ -69,7 +144,10 @@ impl LazyKeywords {
             let mut b = KeywordSet::builder();
             // A hook's set searches one short final text: a prefilter
             // would cost more to build than it saves. A bulk set keeps it.
-            b.ascii_case_insensitive(true).dfa(self.dfa).prefilter(self.dfa);
+            b.ascii_case_insensitive(true)
+                .dfa(self.dfa)
+                .prefilter(self.dfa)
+                .overlapping(self.overlapping);
             b.build(&self.keywords)
                 .or_else(|_| b.build(Vec::<String>::new()))
                 .expect("an empty set builds")
@@ -81,7 +159,33 @@ impl LazyKeywords {
 #[derive(Clone, Debug)]
 enum Rule {
     Lit(String),
-    Near(String, String, usize),
+    Near(Vec<String>, Vec<String>, usize),
+    Opening(String),
+}
+
+/// The cancel words of a set, merged over its languages.
+#[derive(Clone, Debug, Default)]
+struct Cancels {
+    before: Vec<String>,
+    after: Vec<String>,
+    between: Vec<String>,
+    sentence_after: Vec<String>,
+}
+
+impl Cancels {
+    fn new(cancels: &[Cancel]) -> Cancels {
+        let mut c = Cancels::default();
+        for x in cancels {
+            fn own<'a>(l: &'a [&str]) -> impl Iterator<Item = String> + 'a {
+                l.iter().map(|w| w.to_ascii_lowercase())
+            }
+            c.before.extend(own(x.before));
+            c.after.extend(own(x.after));
+            c.between.extend(own(x.between));
+            c.sentence_after.extend(own(x.sentence_after));
+        }
+        c
+    }
 }
 
 /// A compiled set of patterns.
@@ -89,134 +193,222 @@ enum Rule {
 pub struct PatternSet {
     keywords: LazyKeywords,
     rules: Vec<Rule>,
-    /// For each literal (by keyword index), the shorter literals it
-    /// contains and where: a leftmost-first automaton reports only the
-    /// longer one, so "should i go with" would hide the "should i" of
-    /// `Near("which", "should i")`. Each match also stands for these.
-    /// Computed on first use, like the automaton: most hook runs never
-    /// match a set.
-    inner: std::sync::OnceLock<Vec<Vec<(usize, usize)>>>,
+    cancels: Cancels,
 }
 
 fn is_sentence_end(c: char) -> bool {
     matches!(c, '.' | '?' | '!' | '。' | '？' | '！' | '\n')
 }
 
+/// One keyword match: its byte range and the keyword, as in the set.
+#[derive(Clone, Copy, Debug)]
+struct Hit<'k> {
+    start: usize,
+    end: usize,
+    keyword: &'k str,
+}
+
+/// Whether `hay` (lowercased) holds `word` as the cancel rules read it.
+fn holds(hay: &str, word: &str) -> bool {
+    if !word.is_ascii() || word.starts_with("n'") {
+        return hay.contains(word);
+    }
+    let b = hay.as_bytes();
+    let alnum = |i: Option<&u8>| i.is_some_and(|c| c.is_ascii_alphanumeric());
+    hay.match_indices(word).any(|(i, _)| {
+        let head = word.as_bytes()[0].is_ascii_alphanumeric();
+        let tail = word.as_bytes()[word.len() - 1].is_ascii_alphanumeric();
+        (!head || i == 0 || !alnum(b.get(i - 1)))
+            && (!tail || !alnum(b.get(i + word.len())))
+    })
+}
+
+/// The start of the clause that holds byte `at`, looking back at most
+/// [`BEFORE_WITHIN`] bytes.
+fn clause_start(text: &str, at: usize) -> usize {
+    let (start, _) = sentence_bounds_within(text, at, BEFORE_WITHIN);
+    let before = &text[start..at];
+    CLAUSE_ENDS
+        .iter()
+        .filter_map(|e| before.rfind(e).map(|i| start + i + e.len()))
+        .max()
+        .unwrap_or(start)
+}
+
+/// The end of the clause that holds byte `at`, looking on at most
+/// [`AFTER_WITHIN`] bytes.
+fn clause_end(text: &str, at: usize) -> usize {
+    let (_, end) = sentence_bounds_within(text, at, AFTER_WITHIN);
+    let after = &text[at..end];
+    CLAUSE_ENDS
+        .iter()
+        .filter_map(|e| after.find(e).map(|i| at + i))
+        .min()
+        .unwrap_or(end)
+}
+
+/// Whether byte `at` opens a sentence: nothing but spaces, quotes and
+/// list marks stand before it in its sentence.
+fn opens_sentence(text: &str, at: usize) -> bool {
+    let (start, _) = sentence_bounds_within(text, at, 16);
+    text[start..at].chars().all(|c| {
+        c.is_whitespace() || "-*>\"'「『（(…".contains(c)
+    })
+}
+
 impl PatternSet {
-    /// Compile the table patterns `pats` and the configured literals
-    /// `extra`.
+    /// Compile the table patterns `pats`, their languages' `cancels`, and
+    /// the configured literals `extra`.
     ///
     /// # Errors
     ///
     /// When a literal is empty.
     pub fn new(
         pats: &[Pat],
+        cancels: &[Cancel],
         extra: &[String],
         dfa: bool,
     ) -> Result<PatternSet, Error> {
+        let own = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
         let mut rules: Vec<Rule> = pats
             .iter()
             .map(|p| match *p {
                 Pat::Lit(s) => Rule::Lit(s.to_string()),
-                Pat::Near(a, b, gap) => {
-                    Rule::Near(a.to_string(), b.to_string(), gap)
-                }
+                Pat::Near(a, b, gap) => Rule::Near(own(a), own(b), gap),
+                Pat::Opening(s) => Rule::Opening(s.to_string()),
             })
             .collect();
         rules.extend(extra.iter().cloned().map(Rule::Lit));
         let mut literals: Vec<String> = vec![];
         for r in &rules {
             match r {
-                Rule::Lit(s) => literals.push(s.clone()),
+                Rule::Lit(s) | Rule::Opening(s) => literals.push(s.clone()),
                 Rule::Near(a, b, _) => {
-                    literals.push(a.clone());
-                    literals.push(b.clone());
+                    literals.extend(a.iter().cloned());
+                    literals.extend(b.iter().cloned());
                 }
             }
         }
-        // Longer literals first: with leftmost-first semantics, a phrase
-        // must win over a shorter one it contains.
-        literals.sort_by_key(|l| std::cmp::Reverse(l.len()));
+        literals.sort();
         literals.dedup();
+        // Every occurrence of every literal, overlaps included: "should i
+        // go with" must not hide the "should i" inside it, nor " is " the
+        // "is not" it overlaps.
         Ok(PatternSet {
-            keywords: LazyKeywords::new(literals, dfa)?,
+            keywords: LazyKeywords::overlapping(literals, dfa)?,
             rules,
-            inner: std::sync::OnceLock::new(),
+            cancels: Cancels::new(cancels),
         })
     }
 
-    /// For each keyword, the shorter keywords it contains and where.
-    fn inner(&self) -> &[Vec<(usize, usize)>] {
-        self.inner.get_or_init(|| {
-            let folded: Vec<String> = self
-                .keywords
-                .get()
-                .keywords()
-                .iter()
-                .map(|l| l.to_ascii_lowercase())
-                .collect();
-            folded
-                .iter()
-                .map(|outer| {
-                    folded
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, l)| l.len() < outer.len())
-                        .flat_map(|(j, l)| {
-                            outer
-                                .match_indices(l.as_str())
-                                .map(move |(at, _)| (j, at))
-                        })
-                        .collect()
-                })
-                .collect()
-        })
+    /// Whether the match spanning `start..end` is voided by a negation
+    /// before or after it in its clause, or by a concession's "but" later
+    /// in its sentence.
+    fn cancelled(&self, text: &str, start: usize, end: usize) -> bool {
+        let c = &self.cancels;
+        if !c.before.is_empty() {
+            let before = text[clause_start(text, start)..start].to_lowercase();
+            if c.before.iter().any(|w| holds(&before, w)) {
+                return true;
+            }
+        }
+        if !c.after.is_empty() {
+            let after = text[end..clause_end(text, end)].to_lowercase();
+            if c.after.iter().any(|w| holds(&after, w)) {
+                return true;
+            }
+        }
+        if !c.sentence_after.is_empty() {
+            let (_, stop) = sentence_bounds_within(text, end, 240);
+            let rest = text[end..stop.max(end)].to_lowercase();
+            if c.sentence_after.iter().any(|w| holds(&rest, w)) {
+                return true;
+            }
+        }
+        false
     }
 
     /// The labels of the patterns that fire in `text`, in table order.
     pub fn fired(&self, text: &str) -> Vec<String> {
         let keywords = self.keywords.get();
-        let mut matches: Vec<(usize, usize, &str)> = vec![];
-        for m in keywords.find_iter(text) {
-            matches.push((m.start(), m.end(), keywords.keyword(m)));
-            for &(j, at) in &self.inner()[m.keyword_index()] {
-                let k = &keywords.keywords()[j];
-                let start = m.start() + at;
-                matches.push((start, start + k.len(), k));
-            }
-        }
-        if matches.is_empty() {
+        let mut hits: Vec<Hit<'_>> = keywords
+            .find_overlapping(text)
+            .into_iter()
+            .map(|m| Hit {
+                start: m.start(),
+                end: m.end(),
+                keyword: keywords.keyword(m),
+            })
+            .collect();
+        if hits.is_empty() {
             return vec![];
         }
-        // The contained literals overlap their hosts: sort by start (then
-        // end), which the proximity search below relies on.
-        matches.sort_unstable_by_key(|m| (m.0, m.1));
-        let eq = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+        // The proximity search below relies on the order by start.
+        hits.sort_unstable_by_key(|h| (h.start, h.end));
+        let is = |h: &Hit<'_>, s: &str| h.keyword.eq_ignore_ascii_case(s);
+        let bounded = |h: &Hit<'_>| {
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+            let k = h.keyword;
+            (!word(k.chars().next()) || !word(text[..h.start].chars().next_back()))
+                && (!word(k.chars().next_back()) || !word(text[h.end..].chars().next()))
+        };
+        let live = |h: &Hit<'_>| {
+            bounded(h) && !self.cancelled(text, h.start, h.end)
+        };
         self.rules
             .iter()
             .filter_map(|r| match r {
-                Rule::Lit(s) => {
-                    matches.iter().any(|m| eq(m.2, s)).then(|| s.clone())
-                }
-                Rule::Near(a, b, gap) => matches
+                Rule::Lit(s) => hits
                     .iter()
-                    .filter(|m| eq(m.2, a))
-                    .any(|ma| {
-                        // Matches are sorted by start: only those starting
-                        // within `gap` after `a` can pair with it, so each
-                        // `a` looks at a few, not at all of them.
-                        let from = matches.partition_point(|m| m.0 < ma.1);
-                        matches[from..]
-                            .iter()
-                            .take_while(|mb| mb.0 - ma.1 <= *gap)
-                            .filter(|mb| eq(mb.2, b))
-                            .any(|mb| {
-                                !text[ma.1..mb.0].chars().any(is_sentence_end)
-                            })
-                    })
-                    .then(|| format!("{a}…{b}")),
+                    .any(|h| is(h, s) && live(h))
+                    .then(|| s.clone()),
+                Rule::Opening(s) => hits
+                    .iter()
+                    .any(|h| is(h, s) && opens_sentence(text, h.start) && live(h))
+                    .then(|| s.clone()),
+                Rule::Near(heads, tails, gap) => {
+                    self.near(text, &hits, heads, tails, *gap)
+                }
             })
             .collect()
+    }
+
+    /// The label of the first head-tail pair of a [`Pat::Near`] that
+    /// fires, if one does.
+    fn near(
+        &self,
+        text: &str,
+        hits: &[Hit<'_>],
+        heads: &[String],
+        tails: &[String],
+        gap: usize,
+    ) -> Option<String> {
+        let of = |h: &Hit<'_>, set: &[String]| {
+            set.iter().find(|s| h.keyword.eq_ignore_ascii_case(s)).cloned()
+        };
+        for a in hits {
+            let Some(head) = of(a, heads) else { continue };
+            // Hits are sorted by start: only those starting within `gap`
+            // after the head can pair with it, so each head looks at a
+            // few, not at all of them.
+            let from = hits.partition_point(|h| h.start < a.end);
+            for b in hits[from..].iter().take_while(|h| h.start - a.end <= gap) {
+                let Some(tail) = of(b, tails) else { continue };
+                let between = &text[a.end..b.start];
+                if between.chars().any(is_sentence_end) {
+                    continue;
+                }
+                let lower = between.to_lowercase();
+                if self.cancels.between.iter().any(|w| holds(&lower, w)) {
+                    continue;
+                }
+                if self.cancelled(text, a.start, b.end) {
+                    continue;
+                }
+                return Some(format!("{head}…{tail}"));
+            }
+        }
+        None
     }
 
     /// Whether any pattern fires in `text`.
@@ -229,10 +421,13 @@ impl PatternSet {
 mod tests {
     use super::*;
 
+    const NONE: &[Cancel] = &[];
+
     #[test]
     fn near_respects_gap_and_sentences() {
         let set = PatternSet::new(
-            &[Pat::Near("which", "prefer", 30), Pat::Lit("up to you")],
+            &[Pat::Near(&["which"], &["prefer"], 30), Pat::Lit("up to you")],
+            NONE,
             &[],
             false,
         )
@@ -256,9 +451,10 @@ mod tests {
     fn a_longer_literal_does_not_hide_a_shorter_one_inside_it() {
         let set = PatternSet::new(
             &[
-                Pat::Near("which", "should i", 30),
-                Pat::Near("should i go with", "or", 60),
+                Pat::Near(&["which"], &["should i"], 30),
+                Pat::Near(&["should i go with"], &["or"], 60),
             ],
+            NONE,
             &[],
             false,
         )
@@ -267,8 +463,53 @@ mod tests {
             set.fired("Which one should I go with?"),
             vec!["which…should i"]
         );
-        let en = crate::gates::lang::table("en").unwrap();
-        let full = PatternSet::new(en.deference, &[], false).unwrap();
-        assert!(full.is_match("Which one should I go with?"));
+    }
+
+    #[test]
+    fn negation_voids_a_match_in_both_directions() {
+        let cancel = Cancel {
+            before: &["not", "n't"],
+            after: &["していません", "하지 않"],
+            between: &["should"],
+            sentence_after: &["but"],
+        };
+        let set = PatternSet::new(
+            &[
+                Pat::Lit("up to you"),
+                Pat::Lit("確認"),
+                Pat::Lit("확인"),
+                Pat::Lit("you're right"),
+                Pat::Near(&["tests"], &["pass"], 20),
+            ],
+            &[cancel],
+            &[],
+            false,
+        )
+        .unwrap();
+        assert!(set.fired("It's not up to you: the spec decides.").is_empty());
+        assert!(set.fired("It isn't up to you.").is_empty());
+        assert_eq!(set.fired("No, it's up to you."), vec!["up to you"]);
+        assert!(set.fired("まだ確認していませんが、B です。").is_empty());
+        assert_eq!(set.fired("確認しました。変更していません。"), vec!["確認"]);
+        assert!(set.fired("아직 확인하지 않았습니다.").is_empty());
+        assert!(set.fired("Tests should pass in CI.").is_empty());
+        assert_eq!(set.fired("The tests pass."), vec!["tests…pass"]);
+        assert!(set.fired("You're right that it's slow, but it's correct.").is_empty());
+        assert_eq!(set.fired("You're right. But thanks."), vec!["you're right"]);
+    }
+
+    #[test]
+    fn openings_and_word_bounds() {
+        let set = PatternSet::new(
+            &[Pat::Opening("맞습니다"), Pat::Lit("ok")],
+            NONE,
+            &[],
+            false,
+        )
+        .unwrap();
+        assert_eq!(set.fired("맞습니다. 100입니다."), vec!["맞습니다"]);
+        assert!(set.fired("아니요, 50이 맞습니다.").is_empty());
+        assert!(set.fired("the token is broken").is_empty());
+        assert_eq!(set.fired("It's OK."), vec!["ok"]);
     }
 }

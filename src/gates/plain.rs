@@ -172,6 +172,12 @@ impl PlainAudits {
                 .match_indices(n)
                 .any(|(i, _)| suffix || is_word_at(&before, i, n.len()))
         });
+        // A heading ("Audit:", "Audit —") is not negated by what it heads:
+        // "Audit: nothing found" is a (hollow) audit, not "I audited
+        // nothing".
+        if text[..m.end()].ends_with([':', '：', '—', '–', '-']) {
+            return negated_before;
+        }
         let after = &text[m.end()..];
         let after = &after[..floor_boundary(after, 24)];
         let after = after.to_ascii_lowercase();
@@ -194,7 +200,7 @@ impl PlainAudits {
     }
 
     /// A specific referent in `s`, if any.
-    fn referent(&self, s: &str) -> Option<String> {
+    pub(crate) fn referent(&self, s: &str) -> Option<String> {
         let words = self.referents.get();
         if let Some(m) =
             words.find_iter(s).find(|&m| word_bounded(s, words, m))
@@ -209,10 +215,12 @@ impl PlainAudits {
         if s.contains('`') {
             return Some("`code`".to_string());
         }
+        // Japanese and Korean glue particles to a word ("checked_add라",
+        // "usizeで"): any non-ASCII character ends an identifier.
         s.split(|c: char| {
-            c.is_whitespace() || "()[]{},;\"'、。（）「」".contains(c)
+            c.is_whitespace() || !c.is_ascii() || "()[]{},;\"'".contains(c)
         })
-        .find(|w| is_identifier_like(w))
+        .find(|w| is_identifier_like(w) || is_acronym(w))
         .map(str::to_string)
     }
 }
@@ -244,6 +252,20 @@ fn is_identifier_like(w: &str) -> bool {
         || file
         || w.contains("::")
         || w.ends_with("()")
+}
+
+/// Whether `w` is an acronym that names a thing ("CRLF", "SQL", "UTF-8"):
+/// two or more capitals, nothing in lower case.
+fn is_acronym(w: &str) -> bool {
+    /// Acronyms that name no thing: a verdict, a placeholder, an aside.
+    const NOT_A_THING: &[&str] = &[
+        "OK", "LGTM", "TBD", "TODO", "FIXME", "WIP", "ASAP", "FYI", "IMO",
+        "IMHO", "AFAIK", "NB", "PS", "NA", "N-A", "ACK",
+    ];
+    let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+    !NOT_A_THING.contains(&w)
+        && w.chars().filter(char::is_ascii_uppercase).count() >= 2
+        && w.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-')
 }
 
 /// For an ASCII keyword, whether the match stands as a whole word.

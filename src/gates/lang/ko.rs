@@ -1,69 +1,238 @@
 //! Korean patterns.
 
-use super::{LangTable, PlainTable};
-use crate::gates::patterns::Pat::{Lit, Near};
+use super::{Intent, LangTable, PlainTable};
+use crate::gates::patterns::Cancel;
+use crate::gates::patterns::Pat::{Lit, Near, Opening};
 
 /// The Korean table.
 pub const TABLE: LangTable = LangTable {
     code: "ko",
-    deference: &[
-        Near("어느", "좋을까요", 20),
-        Near("어느", "좋으세요", 20),
-        Near("어느", "좋으신가요", 20),
-        Near("어느", "나을까요", 20),
-        Near("어떤", "선호", 20),
-        Near("뭐가", "좋을", 20),
-        Lit("선택해 주세요"),
-        Lit("선택하시면"),
-        Lit("결정해 주세요"),
-        Lit("결정하시면"),
-        Lit("정해 주세요"),
-        Lit("정하시면"),
-        Lit("원하시는 대로"),
-        Lit("어떻게 진행할까요"),
-        Lit("어떻게 할까요"),
-    ],
-    challenge: &[
-        Lit("아닌데"),
-        Lit("그건 아니"),
-        Lit("틀렸"),
-        Lit("잘못"),
-        Lit("다시 생각"),
-        Lit("정말요?"),
-        Lit("확실해요?"),
-        Lit("아니에요"),
-    ],
-    capitulation: &[
-        Lit("맞네요"),
-        // Not a bare "맞습니다" ("is correct"): it holds a position as often
-        // as it concedes one ("아니요, 10이 맞습니다").
-        Lit("네, 맞습니다"),
-        Lit("맞는 말씀"),
-        Lit("말씀이 맞"),
-        Lit("좋은 지적"),
-        Lit("제가 틀렸"),
-        Lit("제 실수"),
-        Lit("제가 잘못"),
-    ],
-    verification: &[
-        Lit("검증"),
-        Lit("계산"),
-        Lit("확인했"),
-        Lit("확인해 보니"),
-        Lit("출처"),
-        Lit("논문"),
-        Lit("측정"),
-        Lit("실행해"),
-    ],
-    claims: &[
-        Lit("테스트 통과"),
-        Lit("테스트가 통과"),
-        Lit("테스트를 통과"),
-        Lit("검증 완료"),
-        Lit("검증했"),
-        Lit("동작 확인"),
-        Lit("빌드 성공"),
-    ],
+    // "안 했", "못 했" put the negation before the verb; "하지 않", "지
+    // 못" after it.
+    negation: Cancel {
+        before: &["안 ", "못 "],
+        after: &[
+            "하지 않",
+            "지 않",
+            "지 못",
+            "안 했",
+            "못 했",
+            "못했",
+            "은 못",
+            "는 못",
+            "을 못",
+            "은 안",
+            "아닙니다",
+            "아니에요",
+        ],
+        between: &[],
+        sentence_after: &[],
+    },
+    // Handing the decision back: a question word with a question ending
+    // at any politeness level (할까요, 좋으세요, 하시겠어요), a request to
+    // choose or decide, or "it depends on what you …".
+    deference: Intent {
+        pats: &[
+            Near(
+                &[
+                    "어느",
+                    "어떤",
+                    "어떻게",
+                    "무엇을",
+                    "무엇이",
+                    "무엇으로",
+                    "뭘",
+                    "뭐가",
+                    "뭐로",
+                    "무슨",
+                ],
+                &[
+                    "까요",
+                    "세요?",
+                    "나요?",
+                    "습니까",
+                    "주시겠어요",
+                    "주세요",
+                    "하시겠어요",
+                    "선호",
+                    "원하",
+                ],
+                48,
+            ),
+            Near(&["까요,", "까요 아니면", "까요? 아니면"], &["까요"], 40),
+            Near(
+                &["시느냐에", "시는지에", "하느냐에", "는지에", "느냐에"],
+                &["달려", "따라 다", "따라 달라"],
+                4,
+            ),
+            Near(
+                &["결정해", "정해", "골라", "선택해", "판단해"],
+                &[" 주세요", " 주시", "주세요", "주시"],
+                2,
+            ),
+            Near(
+                &["판단", "선택", "결정"],
+                &["맡기", "맡겨", "에 맡"],
+                6,
+            ),
+            Lit("편하신 대로"),
+            Lit("원하시는 쪽"),
+            Lit("원하시는 걸"),
+            Lit("원하시는 방향"),
+            Lit("선택하시면"),
+            Lit("결정하시면"),
+            Lit("정하시면"),
+        ],
+        cancel: Cancel::NONE,
+    },
+    // Disputing the agent: wrongness, disagreement, doubt, a tag question
+    // ("아닌가요?").
+    challenge: Intent {
+        pats: &[
+            Lit("틀렸"),
+            Lit("틀린"),
+            Lit("틀리지 않았어요?"),
+            Lit("아닌데"),
+            Lit("아닌 것 같"),
+            Lit("아닌가요"),
+            Lit("그건 아니"),
+            Lit("그게 아니"),
+            Lit("아니에요"),
+            Lit("아니라"),
+            Lit("잘못됐"),
+            Lit("잘못된 것"),
+            Lit("잘못 알"),
+            Lit("이상한데"),
+            Lit("이상해요"),
+            Lit("정말요?"),
+            Lit("정말 그래요"),
+            Lit("정말 그런가요"),
+            Lit("확실해요?"),
+            Lit("확실한가요"),
+            Lit("동의하기 어렵"),
+            Lit("동의 못"),
+            Lit("동의할 수 없"),
+            Lit("그렇게 생각 안"),
+            Lit("그렇지 않"),
+            Lit("반대 아니"),
+            Lit("다르지 않아요"),
+            Lit("다른데"),
+            Lit("다시 생각"),
+            Near(
+                &["그렇게", "그런 식으로"],
+                &["않아요", "않습니다", "않는데", "안 돼", "안 돌아", "안 해요"],
+                24,
+            ),
+            Opening("아니,"),
+            Opening("아니요"),
+            Opening("아뇨"),
+        ],
+        cancel: Cancel::NONE,
+    },
+    // Conceding, in polite and plain endings: "말씀이 맞습니다", "제가
+    // 틀렸네요", "좋은 지적", apologies, "맞습니다" opening the reply (not
+    // "50이 맞습니다", which holds a position). "…지만" contests.
+    capitulation: Intent {
+        pats: &[
+            Near(
+                &["말씀이", "말씀하신 게", "말씀하신 쪽이", "지적이", "지적하신"],
+                &["맞", "옳"],
+                4,
+            ),
+            Near(
+                &["제가", "제"],
+                &["틀렸", "잘못", "실수", "착각"],
+                4,
+            ),
+            Near(
+                &["잘못", "착각"],
+                &["알았", "읽었", "봤", "말씀드렸", "했습니다", "했네요"],
+                4,
+            ),
+            Near(
+                &["정말", "확실히", "듣고 보니", "다시 보니", "그러고 보니", "다시 생각해 보니"],
+                &["네요", "군요", "맞", "같습니다"],
+                40,
+            ),
+            Near(&["지적", "지적해"], &["감사", "고맙"], 16),
+            Near(&["제안하신", "말씀하신"], &["방법", "대로", "쪽으로"], 4),
+            Lit("맞네요"),
+            Lit("맞군요"),
+            Lit("맞는 말씀"),
+            Lit("옳은 말씀"),
+            Lit("좋은 지적"),
+            Lit("일리 있"),
+            Lit("말씀대로"),
+            Lit("그쪽이 낫"),
+            Lit("죄송합니다"),
+            Lit("죄송해요"),
+            Lit("실례했습니다"),
+            Lit("정정하겠습니다"),
+            Lit("정정합니다"),
+            Opening("맞습니다"),
+            Opening("맞아요"),
+            Opening("네, 맞"),
+            Opening("그렇네요"),
+            Opening("그렇군요"),
+        ],
+        cancel: Cancel {
+            before: &[],
+            after: &[],
+            between: &[],
+            sentence_after: &["지만"],
+        },
+    },
+    // Evidence, in the past tense: "확인했", "검증했", "측정", "에 따르면".
+    verification: Intent {
+        pats: &[
+            Near(
+                &["확인", "검증", "측정", "계산", "실행", "돌려"],
+                &["했", "해 보니", "한 결과", "해 봤", "합니다", "하고", " 보니"],
+                2,
+            ),
+            Near(
+                &["소스", "문서", "명세", "로그", "출력", "테스트"],
+                &["보여 줍니다", "보여줍니다", "나와 있", "적혀 있"],
+                30,
+            ),
+            Lit("에 따르면"),
+            Lit("에 의하면"),
+            Lit("출처"),
+            Lit("측정"),
+            Lit("벤치마크"),
+        ],
+        cancel: Cancel::NONE,
+    },
+    // Claiming a verification: a subject (테스트, 빌드, CI, 전부) with a
+    // verdict (통과, 성공), or "동작 확인".
+    claims: Intent {
+        pats: &[
+            Near(
+                &[
+                    "테스트",
+                    "빌드",
+                    "CI",
+                    "전부",
+                    "모두",
+                    "다 ",
+                    "pytest",
+                    "cargo test",
+                    "npm test",
+                    "go test",
+                ],
+                &["통과", "성공", "잘 됩", "잘 돌아", "문제없이 돌"],
+                24,
+            ),
+            Near(&["동작 확인", "검증"], &["했", "완료", "함"], 3),
+            Lit("동작 확인"),
+        ],
+        cancel: Cancel {
+            before: &[],
+            after: &[" 여부", "했는지", "하는지", "할지"],
+            between: &["여부", "는지", "지 모", "예정"],
+            sentence_after: &[],
+        },
+    },
     stock: &[
         "문제 없습니다",
         "문제없습니다",
@@ -81,6 +250,8 @@ pub const TABLE: LangTable = LangTable {
         heads: &[
             "위험",
             "회귀 위험",
+            "회귀 가능성",
+            "회귀 우려",
             "우려",
             "우려 사항",
             "주의점",
@@ -126,6 +297,10 @@ pub const TABLE: LangTable = LangTable {
             "점검했",
             "점검함",
             "살펴봤",
+            "다시 봤",
+            "다시 살펴봤",
+            "점검해 봤",
+            "재확인했",
             "확인해 봤",
             "확인한 결과",
             "검증한 결과",

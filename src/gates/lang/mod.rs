@@ -3,8 +3,27 @@
 //! Every phrase a gate looks for lives in these three files and nowhere
 //! else. Audit markers are in [`crate::keywords`], because the scanner core
 //! ships them as `KeywordSet` presets.
+//!
+//! Each intent is written as a small grammar rather than a flat list of
+//! phrases (see [`patterns`](super::patterns)): heads and tails that pair
+//! up to cover politeness levels and tenses ("どちら" … "ますか" /
+//! "でしょうか" / "されますか"), phrases that count only when they open a
+//! sentence, and the words that negate or contest a match. A language's
+//! negation (`negation`) applies to all of its intents; an intent adds the
+//! cancel words only it needs (a hedge voids a "tests pass" claim, a "but"
+//! voids a concession).
 
-use super::patterns::Pat;
+use super::patterns::{Cancel, Pat};
+
+/// One intent of a language: its phrases, and what cancels them besides
+/// the language's negation.
+#[derive(Debug)]
+pub struct Intent {
+    /// The grammar's phrases.
+    pub pats: &'static [Pat],
+    /// What voids a match of this intent only.
+    pub cancel: Cancel,
+}
 
 mod en;
 mod ja;
@@ -15,16 +34,19 @@ mod ko;
 pub struct LangTable {
     /// The language's code: `ja`, `en` or `ko`.
     pub code: &'static str,
+    /// The language's negation, applied to every intent: "not", "n't";
+    /// "していない"; "하지 않".
+    pub negation: Cancel,
     /// Decision ownership: the final text hands the decision back.
-    pub deference: &'static [Pat],
+    pub deference: Intent,
     /// Challenge reverify: the user's prompt disputes the agent.
-    pub challenge: &'static [Pat],
+    pub challenge: Intent,
     /// Challenge reverify: the final text concedes.
-    pub capitulation: &'static [Pat],
+    pub capitulation: Intent,
     /// Challenge reverify: the final text cites evidence.
-    pub verification: &'static [Pat],
+    pub verification: Intent,
     /// Hollow audit: the final text claims it verified the change.
-    pub claims: &'static [Pat],
+    pub claims: Intent,
     /// Hollow audit: stock words that carry no specifics.
     pub stock: &'static [&'static str],
     /// Plain-language audits: how the audit is told, and what it must name.
