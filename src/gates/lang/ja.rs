@@ -272,6 +272,9 @@ pub const TABLE: LangTable = LangTable {
     plain: PlainTable {
         heads: &[
             "リスク",
+            "検証",
+            "確認",
+            "チェック",
             "懸念",
             "懸念点",
             "注意点",
@@ -334,6 +337,9 @@ pub const TABLE: LangTable = LangTable {
             "実行して確認",
             "見直した",
             "見直しました",
+            "挙動を見た",
+            "調べた",
+            "調べました",
             "確認し、",
             "確認して、",
             "検証し、",

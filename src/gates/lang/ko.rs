@@ -249,6 +249,9 @@ pub const TABLE: LangTable = LangTable {
     plain: PlainTable {
         heads: &[
             "위험",
+            "검증",
+            "확인",
+            "점검",
             "회귀 위험",
             "회귀 가능성",
             "회귀 우려",
