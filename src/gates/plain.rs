@@ -310,7 +310,8 @@ fn after_heading<'t>(
 }
 
 /// The text under a heading that stands alone on its line (`## Risks`,
-/// `**Edge cases**`): the lines that follow it.
+/// `**Edge cases**`), or under a Markdown heading that holds a lead (`##
+/// Risks checked`): the lines that follow it.
 fn heading_line(text: &str, m: KeywordMatch) -> Option<&str> {
     let near = floor_boundary(text, m.start().saturating_sub(COLON_WITHIN));
     let line_start =
@@ -326,7 +327,11 @@ fn heading_line(text: &str, m: KeywordMatch) -> Option<&str> {
     };
     let alone = markup(&text[line_start..m.start()], "#*-_>0123456789.")
         && markup(&text[m.end()..line_end], "*_:：");
-    alone.then(|| text[line_end..].trim_start_matches(['\n', '\r']))
+    // A Markdown heading is a heading whatever else it says: "## Risks
+    // checked", "### 確認したリスク".
+    let markdown = text[line_start..].trim_start().starts_with('#');
+    (alone || markdown)
+        .then(|| text[line_end..].trim_start_matches(['\n', '\r']))
 }
 
 /// The start of `s` up to its paragraph's end, at most

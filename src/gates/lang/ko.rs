@@ -248,6 +248,15 @@ pub const TABLE: LangTable = LangTable {
     ],
     plain: PlainTable {
         heads: &[
+            "장애",
+            "일어날 수 있는",
+            "발생 가능한",
+            "문제점",
+            "함정",
+            "안전성",
+            "오류 시",
+            "실패하면",
+            "실패할 경우",
             "위험",
             "검증",
             "확인",
