@@ -295,6 +295,11 @@ fn after_heading<'t>(
     m: KeywordMatch,
     ends: &[&str],
 ) -> Option<&'t str> {
+    // A head written with its colon ("落ちた場合：", "죽으면:") heads what
+    // follows it.
+    if text[..m.end()].ends_with([':', '：']) {
+        return Some(&text[m.end()..]);
+    }
     let (_, end) = sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
     let limit = m.end() + floor_boundary(&text[m.end()..], COLON_WITHIN);
     let window = &text[m.end()..end.max(m.end()).min(limit)];
