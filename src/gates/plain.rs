@@ -125,7 +125,12 @@ impl PlainAudits {
     pub(crate) fn find(&self, text: &str) -> Option<PlainAudit> {
         let leads = self.leads.get();
         for m in leads.find_iter(text) {
-            if !word_bounded(text, leads, m) || self.negated(text, m) {
+            // A conditional heading ("죽지 않으면:", "繋がらないとき：")
+            // states its negation as part of the case it names.
+            let conditional = leads.keyword(m).ends_with([':', '：']);
+            if !word_bounded(text, leads, m)
+                || (!conditional && self.negated(text, m))
+            {
                 continue;
             }
             let referent = match self.kinds[m.keyword_index()] {
