@@ -342,14 +342,20 @@ fn describe(name: &str, cases: &[Case]) {
     );
 }
 
-/// The figures of one gate: its tuning part, then its test part (written
-/// cases and corpus turns), the gate beside the seed.
+/// The figures of one gate, on its tuning part and on its test part
+/// (written cases and corpus turns), the gate beside the seed.
+struct GateFigures {
+    tune: Score,
+    test: Score,
+}
+
+/// Score one gate on its parts: see [`GateFigures`].
 fn run_gate(
     gate: GateName,
     tune: &[&str],
     test: &[&str],
     corpus: bool,
-) -> Score {
+) -> GateFigures {
     let config = Config { order: vec![gate], ..Config::default() };
     let gates = Gates::new(&config).unwrap();
     let seeds = Seeds::new();
@@ -361,20 +367,13 @@ fn run_gate(
     }
     describe(&format!("{name} tune"), &tune);
     describe(&format!("{name} test"), &test);
-    score(
-        &format!("{name} tune, the gate"),
-        &tune,
-        |c| gate_blocks(&gates, c),
-        true,
-    );
+    let judge = |c: &Case| gate_blocks(&gates, c);
+    let tune_score =
+        score(&format!("{name} tune, the gate"), &tune, judge, true);
     // The test part's misses are not printed: reading them is tuning on
     // them.
-    let s = score(
-        &format!("{name} test, the gate"),
-        &test,
-        |c| gate_blocks(&gates, c),
-        false,
-    );
+    let test_score =
+        score(&format!("{name} test, the gate"), &test, judge, false);
     if seeds.blocks(gate, &test[0]).is_some() {
         score(
             &format!("{name} test, the seed's regex"),
@@ -388,7 +387,7 @@ fn run_gate(
         );
     }
     assert!(tune.len() + test.len() >= 150, "{name}: fewer than 150 cases");
-    s
+    GateFigures { tune: tune_score, test: test_score }
 }
 
 /// The bounds the figures were measured at (see the closing note of issue
@@ -401,59 +400,83 @@ fn assert_bounds(name: &str, s: &Score, precision: f64, recall: f64) {
     );
 }
 
+/// The audit gate's parts in the order they were written. Each test part
+/// was run once before anything was changed for it; `audit-test7.tsv` is
+/// the one whose misses were never read.
+const AUDIT_SEEN: &[&str] = &[
+    "audit-tune.tsv",
+    "audit-tune2.tsv",
+    "audit-tune3.tsv",
+    "audit-test.tsv",
+    "audit-test2.tsv",
+    "audit-test3.tsv",
+    "audit-test4.tsv",
+    "audit-test5.tsv",
+    "audit-test6.tsv",
+];
+
 #[test]
 fn audit_gate_on_its_parts() {
-    // audit-test.tsv and audit-test2.tsv were run once each and then
-    // looked at (their misses fixed), so only audit-test3.tsv is held out.
-    let seen = run_gate(
-        GateName::Audit,
-        &["audit-tune.tsv", "audit-tune2.tsv", "audit-tune3.tsv", "audit-test.tsv", "audit-test2.tsv", "audit-test3.tsv", "audit-test4.tsv", "audit-test5.tsv", "audit-test6.tsv"],
-        &[],
-        false,
-    );
-    let _ = seen;
-    // The first test part's corpus turns, scored for the record.
+    let f = run_gate(GateName::Audit, AUDIT_SEEN, &["audit-test7.tsv"], false);
     let config = Config { order: vec![GateName::Audit], ..Config::default() };
     let gates = Gates::new(&config).unwrap();
-    if let Some(corpus) = load_corpus_as("audit", Judged::TextAfterAWrite) {
+    // Each earlier held-out part, scored alone today (their first-run
+    // figures are in the closing note).
+    for part in &AUDIT_SEEN[3..] {
         score(
+            &format!("audit {part} today"),
+            &load(part),
+            |c| gate_blocks(&gates, c),
+            false,
+        );
+    }
+    if let Some(corpus) = load_corpus_as("audit", Judged::TextAfterAWrite) {
+        let s = score(
             "audit corpus, the gate",
             &corpus,
             |c| gate_blocks(&gates, c),
             true,
         );
+        assert_bounds("audit corpus", &s, 1.0, 1.0);
     }
+    assert_bounds("audit tune", &f.tune, 0.99, 1.0);
+    // Below the issue's target (0.98, 0.95): plain-language audits in
+    // words no table holds are still blocked. A floor, not a goal.
+    assert_bounds("audit test", &f.test, 0.54, 0.90);
 }
 
 #[test]
 fn hollow_gate_on_its_parts() {
-    let s = run_gate(
+    let f = run_gate(
         GateName::Hollow,
         &["hollow-tune.tsv", "hollow-tune2.tsv"],
         &["hollow-test.tsv"],
         true,
     );
-    let _ = s;
+    assert_bounds("hollow tune", &f.tune, 1.0, 1.0);
+    assert_bounds("hollow test", &f.test, 0.98, 0.95);
 }
 
 #[test]
 fn ownership_gate_on_its_parts() {
-    let s = run_gate(
+    let f = run_gate(
         GateName::Ownership,
         &["ownership-tune.tsv"],
         &["ownership-test.tsv"],
         true,
     );
-    let _ = s;
+    assert_bounds("ownership tune", &f.tune, 1.0, 1.0);
+    assert_bounds("ownership test", &f.test, 0.98, 0.95);
 }
 
 #[test]
 fn reverify_gate_on_its_parts() {
-    let s = run_gate(
+    let f = run_gate(
         GateName::Reverify,
         &["reverify-tune.tsv"],
         &["reverify-test.tsv"],
         true,
     );
-    let _ = s;
+    assert_bounds("reverify tune", &f.tune, 1.0, 1.0);
+    assert_bounds("reverify test", &f.test, 0.98, 0.95);
 }

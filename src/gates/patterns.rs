@@ -135,7 +135,10 @@ impl LazyKeywords {
         keywords: Vec<String>,
         dfa: bool,
     ) -> Result<LazyKeywords, Error> {
-        Ok(LazyKeywords { overlapping: true, ..LazyKeywords::new(keywords, dfa)? })
+        Ok(LazyKeywords {
+            overlapping: true,
+            ..LazyKeywords::new(keywords, dfa)?
+        })
     }
 
     /// The compiled set.
@@ -251,9 +254,9 @@ fn clause_end(text: &str, at: usize) -> usize {
 /// list marks stand before it in its sentence.
 fn opens_sentence(text: &str, at: usize) -> bool {
     let (start, _) = sentence_bounds_within(text, at, 16);
-    text[start..at].chars().all(|c| {
-        c.is_whitespace() || "-*>\"'「『（(…".contains(c)
-    })
+    text[start..at]
+        .chars()
+        .all(|c| c.is_whitespace() || "-*>\"'「『（(…".contains(c))
 }
 
 impl PatternSet {
@@ -347,24 +350,27 @@ impl PatternSet {
         hits.sort_unstable_by_key(|h| (h.start, h.end));
         let is = |h: &Hit<'_>, s: &str| h.keyword.eq_ignore_ascii_case(s);
         let bounded = |h: &Hit<'_>| {
-            let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+            let word =
+                |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
             let k = h.keyword;
-            (!word(k.chars().next()) || !word(text[..h.start].chars().next_back()))
-                && (!word(k.chars().next_back()) || !word(text[h.end..].chars().next()))
+            (!word(k.chars().next())
+                || !word(text[..h.start].chars().next_back()))
+                && (!word(k.chars().next_back())
+                    || !word(text[h.end..].chars().next()))
         };
-        let live = |h: &Hit<'_>| {
-            bounded(h) && !self.cancelled(text, h.start, h.end)
-        };
+        let live =
+            |h: &Hit<'_>| bounded(h) && !self.cancelled(text, h.start, h.end);
         self.rules
             .iter()
             .filter_map(|r| match r {
-                Rule::Lit(s) => hits
-                    .iter()
-                    .any(|h| is(h, s) && live(h))
-                    .then(|| s.clone()),
+                Rule::Lit(s) => {
+                    hits.iter().any(|h| is(h, s) && live(h)).then(|| s.clone())
+                }
                 Rule::Opening(s) => hits
                     .iter()
-                    .any(|h| is(h, s) && opens_sentence(text, h.start) && live(h))
+                    .any(|h| {
+                        is(h, s) && opens_sentence(text, h.start) && live(h)
+                    })
                     .then(|| s.clone()),
                 Rule::Near(heads, tails, gap) => {
                     self.near(text, &hits, heads, tails, *gap)
@@ -392,7 +398,8 @@ impl PatternSet {
             // after the head can pair with it, so each head looks at a
             // few, not at all of them.
             let from = hits.partition_point(|h| h.start < a.end);
-            for b in hits[from..].iter().take_while(|h| h.start - a.end <= gap) {
+            for b in hits[from..].iter().take_while(|h| h.start - a.end <= gap)
+            {
                 let Some(tail) = of(b, tails) else { continue };
                 let between = &text[a.end..b.start];
                 if between.chars().any(is_sentence_end) {
@@ -490,12 +497,20 @@ mod tests {
         assert!(set.fired("It isn't up to you.").is_empty());
         assert_eq!(set.fired("No, it's up to you."), vec!["up to you"]);
         assert!(set.fired("まだ確認していませんが、B です。").is_empty());
-        assert_eq!(set.fired("確認しました。変更していません。"), vec!["確認"]);
+        assert_eq!(
+            set.fired("確認しました。変更していません。"),
+            vec!["確認"]
+        );
         assert!(set.fired("아직 확인하지 않았습니다.").is_empty());
         assert!(set.fired("Tests should pass in CI.").is_empty());
         assert_eq!(set.fired("The tests pass."), vec!["tests…pass"]);
-        assert!(set.fired("You're right that it's slow, but it's correct.").is_empty());
-        assert_eq!(set.fired("You're right. But thanks."), vec!["you're right"]);
+        assert!(set
+            .fired("You're right that it's slow, but it's correct.")
+            .is_empty());
+        assert_eq!(
+            set.fired("You're right. But thanks."),
+            vec!["you're right"]
+        );
     }
 
     #[test]

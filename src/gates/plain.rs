@@ -270,7 +270,8 @@ fn is_acronym(w: &str) -> bool {
     let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric());
     !NOT_A_THING.contains(&w)
         && w.chars().filter(char::is_ascii_uppercase).count() >= 2
-        && w.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-')
+        && w.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-')
 }
 
 /// For an ASCII keyword, whether the match stands as a whole word.

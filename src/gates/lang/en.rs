@@ -161,7 +161,17 @@ pub const TABLE: LangTable = LangTable {
             // add logging" asks: the between cancels keep requests out.
             Near(
                 &["actually"],
-                &[" is ", " are ", " was ", " were ", " isn't", " aren't", " doesn't", " returns ", " it's"],
+                &[
+                    " is ",
+                    " are ",
+                    " was ",
+                    " were ",
+                    " isn't",
+                    " aren't",
+                    " doesn't",
+                    " returns ",
+                    " it's",
+                ],
                 40,
             ),
             Opening("wrong"),
@@ -172,7 +182,14 @@ pub const TABLE: LangTable = LangTable {
         cancel: Cancel {
             before: &[],
             after: &[],
-            between: &["can you", "could you", "please", "let's", "also", "would you"],
+            between: &[
+                "can you",
+                "could you",
+                "please",
+                "let's",
+                "also",
+                "would you",
+            ],
             sentence_after: &[],
         },
     },
@@ -185,11 +202,7 @@ pub const TABLE: LangTable = LangTable {
                 &["right", "correct", "not wrong"],
                 12,
             ),
-            Near(
-                &["good", "fair", "valid", "great"],
-                &["point", "catch"],
-                2,
-            ),
+            Near(&["good", "fair", "valid", "great"], &["point", "catch"], 2),
             Near(
                 &["i was", "i'm", "i am"],
                 &["wrong", "mistaken", "incorrect"],
@@ -200,19 +213,25 @@ pub const TABLE: LangTable = LangTable {
             Lit("i misremembered"),
             Lit("i misunderstood"),
             Near(&["i got", "i had"], &["wrong"], 8),
+            Near(&["my"], &["mistake", "bad", "error", "apologies"], 2),
             Near(
-                &["my"],
-                &["mistake", "bad", "error", "apologies"],
-                2,
-            ),
-            Near(
-                &["apologies for", "sorry about", "sorry for", "i apologize for"],
+                &[
+                    "apologies for",
+                    "sorry about",
+                    "sorry for",
+                    "i apologize for",
+                ],
                 &["the error", "the confusion", "that", "the mistake"],
                 4,
             ),
             Near(
                 &["thanks for", "thank you for"],
-                &["catching", "the correction", "pointing that out", "correcting"],
+                &[
+                    "catching",
+                    "the correction",
+                    "pointing that out",
+                    "correcting",
+                ],
                 4,
             ),
             Near(
@@ -255,12 +274,7 @@ pub const TABLE: LangTable = LangTable {
     verification: Intent {
         pats: &[
             Near(
-                &[
-                    "i",
-                    "i've",
-                    "i have",
-                    "just",
-                ],
+                &["i", "i've", "i have", "just"],
                 &[
                     "checked",
                     "re-checked",
@@ -297,15 +311,8 @@ pub const TABLE: LangTable = LangTable {
                     "the manual",
                 ],
                 &[
-                    "shows",
-                    "showed",
-                    "asserts",
-                    "proves",
-                    "prints",
-                    "printed",
-                    "says",
-                    "said",
-                    "states",
+                    "shows", "showed", "asserts", "proves", "prints",
+                    "printed", "says", "said", "states",
                 ],
                 60,
             ),
@@ -374,8 +381,8 @@ pub const TABLE: LangTable = LangTable {
             before: &["if", "once", "until"],
             after: &[],
             between: &[
-                "should", "will", "would", "may", "might", "once", "not", "n't",
-                "if", "when", "after", "expect", " to ",
+                "should", "will", "would", "may", "might", "once", "not",
+                "n't", "if", "when", "after", "expect", " to ",
             ],
             sentence_after: &[],
         },
