@@ -95,8 +95,83 @@ pub const AUDIT_MARKERS_KO: &[&str] = &[
 /// ```
 #[derive(Clone, Debug)]
 pub struct KeywordSet {
-    automaton: AhoCorasick,
+    matcher: Matcher,
     keywords: Vec<String>,
+}
+
+/// How a set searches.
+#[derive(Clone, Debug)]
+enum Matcher {
+    /// One Aho-Corasick automaton: one pass over the text, whatever the
+    /// number of keywords.
+    Automaton(AhoCorasick),
+    /// Each keyword searched alone (`memmem`), for a set that searches one
+    /// short text: nothing to build, which is most of the cost when the
+    /// text is a few KB. A long text still gets the automaton, built on
+    /// first need.
+    OneShot(Box<OneShot>),
+}
+
+/// The keywords of a one-shot set, as searched, and the automaton a long
+/// text falls back to.
+#[derive(Clone, Debug)]
+struct OneShot {
+    needles: Vec<Vec<u8>>,
+    fold: bool,
+    builder: KeywordSetBuilder,
+    fallback: std::sync::OnceLock<Option<AhoCorasick>>,
+}
+
+/// The longest text a one-shot set searches keyword by keyword; a longer
+/// one gets the automaton.
+const ONE_SHOT_MAX_TEXT: usize = 64 << 10;
+
+impl OneShot {
+    /// Every occurrence of every keyword, as (start, end, keyword).
+    fn all(&self, text: &str) -> Vec<KeywordMatch> {
+        let hay: std::borrow::Cow<'_, [u8]> = if self.fold {
+            text.as_bytes().to_ascii_lowercase().into()
+        } else {
+            text.as_bytes().into()
+        };
+        let mut out = vec![];
+        for (keyword, needle) in self.needles.iter().enumerate() {
+            let finder = memchr::memmem::Finder::new(needle);
+            let mut at = 0;
+            while let Some(i) = finder.find(&hay[at..]) {
+                let start = at + i;
+                out.push(KeywordMatch {
+                    keyword,
+                    start,
+                    end: start + needle.len(),
+                });
+                at = start + 1;
+            }
+        }
+        out
+    }
+
+    /// The leftmost-first matches of [`OneShot::all`]: at the leftmost
+    /// start, the keyword added first; then on after its end.
+    fn leftmost_first(&self, text: &str) -> Vec<KeywordMatch> {
+        let mut all = self.all(text);
+        all.sort_unstable_by_key(|m| (m.start, m.keyword));
+        let mut out: Vec<KeywordMatch> = vec![];
+        for m in all {
+            if out.last().is_none_or(|last| m.start >= last.end) {
+                out.push(m);
+            }
+        }
+        out
+    }
+
+    /// The automaton for a long text; `None` if it cannot be built (a
+    /// size limit), and the text is then searched keyword by keyword.
+    fn automaton(&self, keywords: &[String]) -> Option<&AhoCorasick> {
+        self.fallback
+            .get_or_init(|| self.builder.automaton(keywords).ok())
+            .as_ref()
+    }
 }
 
 /// A keyword found in a text.
@@ -144,14 +219,30 @@ impl KeywordSet {
         KeywordSetBuilder::new()
     }
 
+    /// The automaton that searches `text`, or `None` when a one-shot set
+    /// searches it keyword by keyword.
+    fn automaton_for(&self, text: &str) -> Option<&AhoCorasick> {
+        match &self.matcher {
+            Matcher::Automaton(a) => Some(a),
+            Matcher::OneShot(o) if text.len() > ONE_SHOT_MAX_TEXT => {
+                o.automaton(&self.keywords)
+            }
+            Matcher::OneShot(_) => None,
+        }
+    }
+
     /// Whether any keyword occurs in `text`.
     pub fn is_match(&self, text: &str) -> bool {
-        self.automaton.is_match(text)
+        match (&self.matcher, self.automaton_for(text)) {
+            (_, Some(a)) => a.is_match(text),
+            (Matcher::OneShot(o), None) => !o.all(text).is_empty(),
+            (Matcher::Automaton(_), None) => unreachable!(),
+        }
     }
 
     /// The first match in `text`, leftmost-first.
     pub fn find(&self, text: &str) -> Option<KeywordMatch> {
-        self.automaton.find(text).map(KeywordMatch::from)
+        self.find_iter(text).next()
     }
 
     /// Every non-overlapping match in `text`, leftmost-first.
@@ -159,17 +250,32 @@ impl KeywordSet {
         &'s self,
         text: &'h str,
     ) -> impl Iterator<Item = KeywordMatch> + use<'s, 'h> {
-        self.automaton.find_iter(text).map(KeywordMatch::from)
+        match (&self.matcher, self.automaton_for(text)) {
+            (_, Some(a)) => {
+                FindIter::Automaton(a.find_iter(text).map(KeywordMatch::from))
+            }
+            (Matcher::OneShot(o), None) => {
+                FindIter::Listed(o.leftmost_first(text).into_iter())
+            }
+            (Matcher::Automaton(_), None) => unreachable!(),
+        }
     }
 
     /// Every occurrence of every keyword in `text`, overlapping ones
-    /// included, ordered by where they end. A set not built
+    /// included. A set not built
     /// [`overlapping`](KeywordSetBuilder::overlapping) gives its
     /// non-overlapping leftmost-first matches instead.
     pub fn find_overlapping(&self, text: &str) -> Vec<KeywordMatch> {
-        match self.automaton.try_find_overlapping_iter(text) {
-            Ok(it) => it.map(KeywordMatch::from).collect(),
-            Err(_) => self.find_iter(text).collect(),
+        match (&self.matcher, self.automaton_for(text)) {
+            (_, Some(a)) => match a.try_find_overlapping_iter(text) {
+                Ok(it) => it.map(KeywordMatch::from).collect(),
+                Err(_) => self.find_iter(text).collect(),
+            },
+            (Matcher::OneShot(o), None) if o.builder.overlapping => {
+                o.all(text)
+            }
+            (Matcher::OneShot(o), None) => o.leftmost_first(text),
+            (Matcher::Automaton(_), None) => unreachable!(),
         }
     }
 
@@ -211,6 +317,23 @@ impl KeywordSet {
     }
 }
 
+/// The matches of [`KeywordSet::find_iter`], from either matcher.
+enum FindIter<A> {
+    Automaton(A),
+    Listed(std::vec::IntoIter<KeywordMatch>),
+}
+
+impl<A: Iterator<Item = KeywordMatch>> Iterator for FindIter<A> {
+    type Item = KeywordMatch;
+
+    fn next(&mut self) -> Option<KeywordMatch> {
+        match self {
+            FindIter::Automaton(a) => a.next(),
+            FindIter::Listed(l) => l.next(),
+        }
+    }
+}
+
 impl From<aho_corasick::Match> for KeywordMatch {
     fn from(m: aho_corasick::Match) -> KeywordMatch {
         KeywordMatch {
@@ -236,6 +359,7 @@ pub struct KeywordSetBuilder {
     dfa: bool,
     no_prefilter: bool,
     overlapping: bool,
+    one_shot: bool,
 }
 
 impl KeywordSetBuilder {
@@ -283,6 +407,15 @@ impl KeywordSetBuilder {
         self
     }
 
+    /// Search each keyword alone rather than build an automaton (off by
+    /// default): for a set that searches one text of a few KB, as a hook
+    /// run does, building the automaton costs far more than the search.
+    /// A text over 64 KiB still gets the automaton, built on first need.
+    pub fn one_shot(&mut self, yes: bool) -> &mut KeywordSetBuilder {
+        self.one_shot = yes;
+        self
+    }
+
     /// Build a set from `keywords`. The builder can be reused.
     ///
     /// # Errors
@@ -298,7 +431,28 @@ impl KeywordSetBuilder {
         if let Some(i) = keywords.iter().position(|k| k.is_empty()) {
             return Err(Error::empty_keyword(i));
         }
-        let automaton = AhoCorasick::builder()
+        let matcher = if self.one_shot {
+            let fold = self.ascii_case_insensitive;
+            Matcher::OneShot(Box::new(OneShot {
+                needles: keywords
+                    .iter()
+                    .map(|k| match fold {
+                        true => k.as_bytes().to_ascii_lowercase(),
+                        false => k.as_bytes().to_vec(),
+                    })
+                    .collect(),
+                fold,
+                builder: self.clone(),
+                fallback: std::sync::OnceLock::new(),
+            }))
+        } else {
+            Matcher::Automaton(self.automaton(&keywords)?)
+        };
+        Ok(KeywordSet { matcher, keywords })
+    }
+
+    fn automaton(&self, keywords: &[String]) -> Result<AhoCorasick, Error> {
+        AhoCorasick::builder()
             .match_kind(if self.overlapping {
                 MatchKind::Standard
             } else {
@@ -311,9 +465,8 @@ impl KeywordSetBuilder {
                 AhoCorasickKind::NoncontiguousNFA
             }))
             .prefilter(!self.no_prefilter)
-            .build(&keywords)
-            .map_err(Error::keywords)?;
-        Ok(KeywordSet { automaton, keywords })
+            .build(keywords)
+            .map_err(Error::keywords)
     }
 }
 
@@ -377,5 +530,54 @@ mod tests {
         let set = KeywordSet::new(Vec::<String>::new()).unwrap();
         assert!(!set.is_match("anything"));
         assert!(set.is_empty());
+    }
+
+    /// The one-shot matcher against the automaton it stands in for: the
+    /// same leftmost-first matches, and the same overlapping ones.
+    #[test]
+    fn one_shot_agrees_with_the_automaton() {
+        use proptest::prelude::*;
+        let keyword = "[abAB\u{3042}]{1,4}";
+        let config =
+            ProptestConfig { cases: 512, ..ProptestConfig::default() };
+        proptest!(config, |(
+            keywords in proptest::collection::vec(keyword, 1..8),
+            text in "[abAB\u{3042} ]{0,40}",
+            fold in any::<bool>(),
+        )| {
+            let build = |one_shot: bool, overlapping: bool| {
+                KeywordSet::builder()
+                    .ascii_case_insensitive(fold)
+                    .one_shot(one_shot)
+                    .overlapping(overlapping)
+                    .build(&keywords)
+                    .unwrap()
+            };
+            let (a, b) = (build(false, false), build(true, false));
+            let am: Vec<_> = a.find_iter(&text).collect();
+            let bm: Vec<_> = b.find_iter(&text).collect();
+            prop_assert_eq!(am, bm);
+            prop_assert_eq!(a.is_match(&text), b.is_match(&text));
+            let (a, b) = (build(false, true), build(true, true));
+            let key = |m: &KeywordMatch| (m.start(), m.end(), m.keyword_index());
+            let mut ao: Vec<_> = a.find_overlapping(&text).iter().map(key).collect();
+            let mut bo: Vec<_> = b.find_overlapping(&text).iter().map(key).collect();
+            ao.sort_unstable();
+            bo.sort_unstable();
+            prop_assert_eq!(ao, bo);
+        });
+    }
+
+    /// A text past the one-shot limit is searched by the automaton, with
+    /// the same answer.
+    #[test]
+    fn one_shot_falls_back_on_a_long_text() {
+        let set = KeywordSet::builder()
+            .ascii_case_insensitive(true)
+            .one_shot(true)
+            .build(["needle"])
+            .unwrap();
+        let text = format!("{}NEEDLE", "x".repeat(ONE_SHOT_MAX_TEXT));
+        assert_eq!(set.find(&text).unwrap().start(), ONE_SHOT_MAX_TEXT);
     }
 }

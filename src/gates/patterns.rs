@@ -147,9 +147,13 @@ impl LazyKeywords {
             let mut b = KeywordSet::builder();
             // A hook's set searches one short final text: a prefilter
             // would cost more to build than it saves. A bulk set keeps it.
+            // A hook's set searches one short text: searching each keyword
+            // alone costs less than building an automaton. A bulk set
+            // keeps its DFA and prefilter.
             b.ascii_case_insensitive(true)
                 .dfa(self.dfa)
                 .prefilter(self.dfa)
+                .one_shot(!self.dfa)
                 .overlapping(self.overlapping);
             b.build(&self.keywords)
                 .or_else(|_| b.build(Vec::<String>::new()))
