@@ -55,8 +55,8 @@ fn verdicts_text_and_json() {
         .map(|m| m.as_str().unwrap())
         .collect();
     assert!(
-        matched.contains(&"challenge:that's wrong")
-            && matched.contains(&"capitulation:you're right"),
+        matched.contains(&"challenge:that's…wrong")
+            && matched.contains(&"capitulation:you're…right"),
         "{matched:?}"
     );
 
