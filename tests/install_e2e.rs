@@ -328,3 +328,71 @@ fn an_explicit_settings_path_in_a_missing_folder_is_refused() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
     assert!(!home.path().join("no").exists());
 }
+
+/// Install then uninstall on a machine with no settings file leaves
+/// nothing: no file, no folder, no backup.
+#[test]
+fn install_then_uninstall_without_a_file_leaves_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let out = stopgate(home.path(), &["install"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(home.path().join(".claude/settings.json").is_file());
+    let out = stopgate(home.path(), &["uninstall"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        !home.path().join(".claude").exists(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// Install then uninstall gives back the very bytes the user had, and
+/// keeps no backup of them (the file is the backup again).
+#[test]
+fn uninstall_restores_the_file_byte_for_byte() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.json");
+    let original = "{\"model\":\"opus\",  \"env\": {\"A\": \"1\"}}\n\n";
+    std::fs::write(&settings, original).unwrap();
+    assert!(stopgate(home.path(), &["install"]).status.success());
+    assert_ne!(std::fs::read_to_string(&settings).unwrap(), original);
+    // A second install on an unchanged file changes nothing.
+    assert!(stopgate(home.path(), &["install"]).status.success());
+    let out = stopgate(home.path(), &["uninstall"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, vec!["settings.json"], "{left:?}");
+}
+
+/// When the user changed the file after install, uninstall removes
+/// exactly stopgate's entries and the `hooks` object install created, and
+/// keeps the user's change and formatting.
+#[test]
+fn uninstall_after_an_edit_removes_only_what_install_added() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.json");
+    std::fs::write(&settings, "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    assert!(stopgate(home.path(), &["install"]).status.success());
+    let installed = std::fs::read_to_string(&settings).unwrap();
+    let edited = installed.replacen(
+        "\"model\": \"opus\"",
+        "\"model\": \"opus\",\n  \"theme\": \"dark\"",
+        1,
+    );
+    std::fs::write(&settings, &edited).unwrap();
+    let out = stopgate(home.path(), &["uninstall"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        "{\n  \"model\": \"opus\",\n  \"theme\": \"dark\"\n}\n"
+    );
+}

@@ -7,6 +7,11 @@
 //! file or the new one. The file keeps its mode and owner, a symlinked
 //! settings file is written through to its target, and no file is ever
 //! written through a link someone planted beside it.
+//!
+//! `uninstall` undoes what install did (see [`install_record`]): the file
+//! as it was, byte for byte, or no file at all if install created it, when
+//! nothing changed the file since; otherwise exactly stopgate's entries go,
+//! with the `hooks` object if install created it and it is left empty.
 
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
@@ -15,6 +20,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
+use super::install_record::{self, InstallRecord};
 use super::settings;
 
 /// Which settings file to edit.
@@ -117,9 +123,31 @@ fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
     };
     let Settings { text: original_text, value: original } =
         read_settings_text(&path)?;
+    let target = real_target(&path)
+        .map_err(|e| format!("resolving {}: {e}", path.display()))?;
+    let record = install_record::load(&target);
+    if remove && !args.dry_run {
+        if let Some(record) = &record {
+            // A backup someone removed since: fall back to removing the
+            // entries.
+            let restorable =
+                record.backup.as_ref().is_none_or(|b| b.is_file());
+            if path.exists() && record.wrote(&original_text) && restorable {
+                return undo(&path, &target, record);
+            }
+        }
+    }
     let mut updated = original.clone();
     let summary = if remove {
         let n = settings::remove(&mut updated);
+        // A `hooks` object install created, and nothing else uses, goes
+        // with the entries.
+        let created_hooks = record.as_ref().is_some_and(|r| r.created_hooks);
+        if created_hooks
+            && updated["hooks"].as_object().is_some_and(|h| h.is_empty())
+        {
+            updated.as_object_mut().map(|o| o.remove("hooks"));
+        }
         format!("removed {n} stopgate hook entries from {}", path.display())
     } else {
         let exe = std::env::current_exe()
@@ -142,8 +170,11 @@ fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
     }
     // Only the `hooks` value is written anew; the rest of the file keeps
     // its bytes. The result must read back as the intended settings.
-    let text = settings::splice_hooks(&original_text, &updated["hooks"])
-        .map_err(|e| format!("{}: {}", path.display(), e.0))?;
+    let text = match updated.get("hooks") {
+        Some(hooks) => settings::splice_hooks(&original_text, hooks),
+        None => settings::splice_out_hooks(&original_text),
+    }
+    .map_err(|e| format!("{}: {}", path.display(), e.0))?;
     if serde_json::from_str::<Value>(&text).ok().as_ref() != Some(&updated) {
         return Err(format!(
             "{}: cannot edit this file safely (duplicate keys?); nothing was changed",
@@ -154,8 +185,94 @@ fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
         print!("{text}");
         return Ok(());
     }
-    write_with_backup(&path, &text, args.settings.is_none())?;
+    if remove {
+        let created_file = record.as_ref().is_some_and(|r| r.backup.is_none());
+        if created_file && updated.as_object().is_some_and(|o| o.is_empty()) {
+            // Install made this file; with stopgate gone it holds nothing.
+            remove_created(&target, record.as_ref().expect("created_file"))?;
+        } else {
+            write_with_backup(&path, &text, args.settings.is_none())?;
+        }
+        install_record::forget(&target);
+        println!("{summary}");
+        return Ok(());
+    }
+    let written = write_with_backup(&path, &text, args.settings.is_none())?;
+    let target = real_target(&path).unwrap_or(target);
+    // Installing over an earlier install that nothing changed since keeps
+    // what that one recorded: uninstall goes back to the file before both.
+    let earlier = record.filter(|r| r.wrote(&original_text));
+    let record = match earlier {
+        Some(r) => InstallRecord { written: InstallRecord::hash(&text), ..r },
+        None => InstallRecord {
+            settings: target,
+            written: InstallRecord::hash(&text),
+            backup: written.backup,
+            created_dirs: written.created_dirs,
+            created_hooks: original.get("hooks").is_none(),
+        },
+    };
+    if let Err(e) = install_record::save(&record) {
+        println!(
+            "note: cannot record this install ({e}); uninstall will remove \
+             stopgate's entries, but cannot restore the file byte for byte"
+        );
+    }
     println!("{summary}");
+    Ok(())
+}
+
+/// Undo an install that nothing changed since: put the backup's bytes
+/// back, or remove the file (and the folders) install created.
+fn undo(
+    path: &Path,
+    target: &Path,
+    record: &InstallRecord,
+) -> Result<(), String> {
+    match &record.backup {
+        None => {
+            remove_created(target, record)?;
+            println!(
+                "removed {} (stopgate's install created it)",
+                path.display()
+            );
+        }
+        Some(backup) => {
+            let before = std::fs::read(backup).map_err(|e| {
+                format!(
+                    "{}: the backup of the file before install cannot be \
+                     read ({e}); nothing was changed",
+                    backup.display()
+                )
+            })?;
+            let before = String::from_utf8(before).map_err(|_| {
+                format!("{}: not UTF-8; nothing was changed", backup.display())
+            })?;
+            replace_file_with(target, &before, false, false)?;
+            // The backup now equals the file: keep no copy of it.
+            let _ = std::fs::remove_file(backup);
+            println!(
+                "restored {} as it was before install, byte for byte",
+                path.display()
+            );
+        }
+    }
+    install_record::forget(target);
+    Ok(())
+}
+
+/// Remove a settings file install created, and the folders it created
+/// for it if they are empty.
+fn remove_created(
+    target: &Path,
+    record: &InstallRecord,
+) -> Result<(), String> {
+    std::fs::remove_file(target)
+        .map_err(|e| format!("removing {}: {e}", target.display()))?;
+    for dir in record.created_dirs.iter().rev() {
+        // Only an empty folder goes; one the user has since filled stays.
+        let _ = std::fs::remove_dir(dir);
+    }
     Ok(())
 }
 
@@ -171,21 +288,53 @@ fn write_with_backup(
     path: &Path,
     text: &str,
     create_dirs: bool,
-) -> Result<(), String> {
+) -> Result<Written, String> {
+    let target = real_target(path)
+        .map_err(|e| format!("resolving {}: {e}", path.display()))?;
+    replace_file(&target, text, create_dirs)
+        .map(|(backup, created_dirs)| Written { backup, created_dirs })
+}
+
+/// What [`write_with_backup`] did besides writing.
+struct Written {
+    /// The backup of the file it replaced, if there was one.
+    backup: Option<PathBuf>,
+    /// The folders it created, outermost first.
+    created_dirs: Vec<PathBuf>,
+}
+
+/// Write `text` to `target` (a real path, not a link) atomically, keeping
+/// its mode and owner, backing an existing file up first when `backup`.
+/// Returns the backup and the folders created.
+fn replace_file_with(
+    target: &Path,
+    text: &str,
+    create_dirs: bool,
+    keep_backup: bool,
+) -> Result<(Option<PathBuf>, Vec<PathBuf>), String> {
     let err = |what: &str, p: &Path, e: std::io::Error| {
         format!("{what} {}: {e}", p.display())
     };
-    let target = real_target(path).map_err(|e| err("resolving", path, e))?;
+    let target = target.to_path_buf();
     let dir = match target.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(d) => d.to_path_buf(),
         None => PathBuf::from("."),
     };
+    let mut created_dirs = vec![];
     if !dir.is_dir() {
         if !create_dirs {
             return Err(format!(
                 "{}: the folder does not exist; create it first",
                 dir.display()
             ));
+        }
+        let mut missing = dir.as_path();
+        while !missing.exists() {
+            created_dirs.insert(0, missing.to_path_buf());
+            match missing.parent() {
+                Some(p) => missing = p,
+                None => break,
+            }
         }
         std::fs::create_dir_all(&dir).map_err(|e| err("creating", &dir, e))?;
     }
@@ -195,10 +344,12 @@ fn write_with_backup(
         Err(e) => return Err(err("reading", &target, e)),
     };
     let mode = old.as_ref().map_or_else(new_file_mode, |m| m.mode() & 0o7777);
-    if old.is_some() {
+    let mut saved = None;
+    if old.is_some() && keep_backup {
         let backup = backup(&target, mode)
             .map_err(|e| err("backing up", &target, e))?;
         println!("backup: {}", backup.display());
+        saved = Some(backup);
     }
     let name = target.file_name().map_or_else(
         || "settings".into(),
@@ -223,7 +374,16 @@ fn write_with_backup(
         .and_then(|()| file.sync_all())
         .map_err(|e| err("writing", &tmp_path, e))?;
     tmp.persist(&target).map_err(|e| err("replacing", &target, e.error))?;
-    Ok(())
+    Ok((saved, created_dirs))
+}
+
+/// [`replace_file_with`] a backup.
+fn replace_file(
+    target: &Path,
+    text: &str,
+    create_dirs: bool,
+) -> Result<(Option<PathBuf>, Vec<PathBuf>), String> {
+    replace_file_with(target, text, create_dirs, true)
 }
 
 /// The file a settings path finally names: the path itself, or the end

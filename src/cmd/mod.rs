@@ -5,6 +5,7 @@ pub mod config;
 pub mod doctor;
 pub mod hook;
 pub mod install;
+pub mod install_record;
 pub mod last;
 pub mod scan;
 pub mod settings;

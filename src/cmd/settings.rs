@@ -219,6 +219,48 @@ pub fn remove(settings: &mut Value) -> usize {
     removed
 }
 
+/// Remove the top-level `hooks` entry from the settings text `text`,
+/// keeping every other byte as the user wrote it.
+///
+/// # Errors
+///
+/// When `text` is not a JSON object, or its `hooks` key is spelled with
+/// escapes (the entry cannot then be found in the text).
+pub fn splice_out_hooks(text: &str) -> Result<String, ShapeError> {
+    let bad =
+        |e: serde_json::Error| ShapeError(format!("not valid JSON ({e})"));
+    let TopLevel(entries) = serde_json::from_str(text).map_err(bad)?;
+    let offset =
+        |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
+    let Some(i) = entries.iter().rposition(|(k, _)| k == "hooks") else {
+        return Ok(text.to_string());
+    };
+    let start = offset(entries[i].1);
+    let end = start + entries[i].1.get().len();
+    let key = text[..start].rfind("\"hooks\"").ok_or_else(|| {
+        ShapeError("the \"hooks\" key is written with escapes".into())
+    })?;
+    Ok(if i > 0 {
+        // `, "hooks": …` after the previous entry's value.
+        let prev = &entries[i - 1].1;
+        let prev_end = offset(prev) + prev.get().len();
+        format!("{}{}", &text[..prev_end], &text[end..])
+    } else if i + 1 < entries.len() {
+        // `"hooks": …, ` before the next entry's key.
+        let rest = &text[end..];
+        let comma = rest.find(',').ok_or_else(|| {
+            ShapeError("no comma after the \"hooks\" entry".into())
+        })?;
+        let next = comma
+            + 1
+            + (rest[comma + 1..].len() - rest[comma + 1..].trim_start().len());
+        format!("{}{}", &text[..key], &rest[next..])
+    } else {
+        // The only entry: `{}` with the user's trailing bytes.
+        format!("{}{}", text[..key].trim_end(), text[end..].trim_start())
+    })
+}
+
 /// The text of a settings file with its top-level `"hooks"` value replaced
 /// by `hooks`; every other byte stays as the user wrote it (numbers with
 /// their exact text, compact objects compact, comments of other tools'
@@ -604,5 +646,21 @@ mod tests {
         let out = splice_hooks("", &hooks).unwrap();
         assert_eq!(out, "{\n  \"hooks\": {\n    \"Stop\": []\n  }\n}\n");
         assert!(splice_hooks("[1]", &hooks).is_err());
+    }
+
+    #[test]
+    fn splice_out_keeps_every_other_byte() {
+        let cases = [
+            (
+                "{\n  \"model\": \"opus\",\n  \"hooks\": {\"Stop\": []}\n}\n",
+                "{\n  \"model\": \"opus\"\n}\n",
+            ),
+            ("{\"hooks\": {}, \"model\":\"opus\"}", "{\"model\":\"opus\"}"),
+            ("{\n  \"hooks\": {\n    \"Stop\": []\n  }\n}\n", "{}\n"),
+            ("{\"a\": 1}", "{\"a\": 1}"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(splice_out_hooks(text).unwrap(), want, "{text:?}");
+        }
     }
 }
