@@ -396,3 +396,81 @@ fn uninstall_after_an_edit_removes_only_what_install_added() {
         "{\n  \"model\": \"opus\",\n  \"theme\": \"dark\"\n}\n"
     );
 }
+
+/// `--scope project` writes a command that works on every teammate's
+/// machine: `stopgate` from PATH, or a binary inside the project named from
+/// `$CLAUDE_PROJECT_DIR`; `doctor` checks that it resolves.
+#[test]
+fn project_scope_writes_no_path_of_this_machine() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let run = |bin: &Path, args: &[&str], path: &str| {
+        Command::new(bin)
+            .args(args)
+            .env("HOME", home.path())
+            .env("STOPGATE_STATE_DIR", home.path().join("state"))
+            .env("CLAUDE_PROJECT_DIR", &project)
+            .env("PATH", path)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("STOPGATE_CONFIG")
+            .env_remove("CLAUDE_CODE_ENTRYPOINT")
+            .current_dir(&project)
+            .output()
+            .unwrap()
+    };
+    let settings = project.join(".claude/settings.json");
+    let command = |settings: &Path| {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(settings).unwrap())
+                .unwrap();
+        v["hooks"]["Stop"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+
+    // The binary outside the project, not on PATH: `stopgate hook`, with a
+    // note, and doctor fails on it.
+    let out = run(
+        Path::new(BIN),
+        &["install", "--scope", "project"],
+        "/usr/bin:/bin",
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(command(&settings), "stopgate hook");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("not on this machine's PATH"), "{stdout}");
+    let out = run(Path::new(BIN), &["doctor"], "/usr/bin:/bin");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("FAIL Stop: stopgate is missing"), "{report}");
+
+    // On PATH, doctor resolves it.
+    let bin_dir = Path::new(BIN).parent().unwrap().to_str().unwrap();
+    let out =
+        run(Path::new(BIN), &["doctor"], &format!("{bin_dir}:/usr/bin:/bin"));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("ok   Stop: stopgate is /"), "{report}");
+
+    // A binary inside the project: named from $CLAUDE_PROJECT_DIR.
+    std::fs::remove_dir_all(project.join(".claude")).unwrap();
+    let inside = project.join("tools/stopgate");
+    std::fs::create_dir_all(inside.parent().unwrap()).unwrap();
+    std::fs::copy(BIN, &inside).unwrap();
+    let out =
+        run(&inside, &["install", "--scope", "project"], "/usr/bin:/bin");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        command(&settings),
+        "\"$CLAUDE_PROJECT_DIR/tools/stopgate\" hook"
+    );
+    let text = std::fs::read_to_string(&settings).unwrap();
+    assert!(!text.contains(home.path().to_str().unwrap()), "{text}");
+    let out = run(&inside, &["doctor"], "/usr/bin:/bin");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("ok   Stop: $CLAUDE_PROJECT_DIR/tools/stopgate is"),
+        "{report}"
+    );
+}

@@ -6,12 +6,12 @@
 //! markers (it must block), then the same with a marker (it must pass).
 
 use std::io::Write;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::process::{Command, ExitCode, Stdio};
 
 use serde_json::json;
 
-use super::install::{read_settings, settings_path, Scope};
+use super::install::{project_dir, read_settings, settings_path, Scope};
 use super::settings;
 
 /// Arguments of `stopgate doctor`.
@@ -101,20 +101,24 @@ fn check_settings(r: &mut Report) {
                 ),
             );
         }
+        let project = project_dir();
+        let path_var = std::env::var_os("PATH");
         for (event, _, command) in &installed {
             let program = program_of(command);
-            let meta = std::fs::metadata(&program);
-            let exec = meta.as_ref().is_ok_and(|m| {
-                m.is_file() && m.permissions().mode() & 0o111 != 0
-            });
+            let found = settings::resolve_program(
+                &program,
+                project.as_deref(),
+                path_var.as_deref(),
+            );
             r.line(
-                exec,
+                found.is_some(),
                 &format!(
                     "{event}: {program} {}",
-                    if exec {
-                        "exists and is executable"
-                    } else {
-                        "is missing or not executable"
+                    match &found {
+                        Some(p) if p.as_os_str() != program.as_str() =>
+                            format!("is {}, executable", p.display()),
+                        Some(_) => "exists and is executable".to_string(),
+                        None => "is missing or not executable".to_string(),
                     }
                 ),
             );

@@ -51,14 +51,17 @@ pub struct Args {
     dry_run: bool,
 }
 
+/// The project: `$CLAUDE_PROJECT_DIR`, else the current directory.
+pub fn project_dir() -> Option<PathBuf> {
+    std::env::var_os(settings::PROJECT_DIR_VAR)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+}
+
 /// The settings file a scope names.
 pub fn settings_path(scope: Scope) -> Option<PathBuf> {
-    let project = || {
-        std::env::var_os("CLAUDE_PROJECT_DIR")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::current_dir().ok())
-    };
+    let project = project_dir;
     match scope {
         Scope::User => {
             let home = std::env::var_os("HOME").filter(|v| !v.is_empty())?;
@@ -153,7 +156,21 @@ fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
         let exe = std::env::current_exe()
             .and_then(|p| p.canonicalize())
             .map_err(|e| format!("cannot find this binary's path: {e}"))?;
-        let command = settings::command_for(&exe.to_string_lossy());
+        let command = match (args.scope, &args.settings) {
+            // The project's file is shared with the team: no path of this
+            // machine goes into it.
+            (Scope::Project, None) => {
+                let project = project_dir()
+                    .and_then(|p| p.canonicalize().ok())
+                    .ok_or("cannot tell where the project is")?;
+                let command = settings::portable_command_for(&exe, &project);
+                if command == "stopgate hook" {
+                    note_path_lookup(&exe);
+                }
+                command
+            }
+            _ => settings::command_for(&exe.to_string_lossy()),
+        };
         settings::merge(&mut updated, &command)
             .map_err(|e| format!("{}: {}", path.display(), e.0))?;
         format!("installed `{command}` for PostToolUse ({}), Stop and SubagentStop in {}", settings::POST_MATCHER, path.display())
@@ -220,6 +237,31 @@ fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
     }
     println!("{summary}");
     Ok(())
+}
+
+/// Say what a bare `stopgate` in the project's settings will run here.
+fn note_path_lookup(exe: &Path) {
+    let found = settings::resolve_program(
+        "stopgate",
+        None,
+        std::env::var_os("PATH").as_deref(),
+    );
+    match found.and_then(|p| p.canonicalize().ok()) {
+        None => println!(
+            "note: the project's settings run `stopgate` from PATH, and it \
+             is not on this machine's PATH: the hook will not run until it \
+             is (`cargo install --path . --locked`, or copy {} onto PATH); \
+             teammates need it on theirs",
+            exe.display()
+        ),
+        Some(p) if p != exe => println!(
+            "note: the project's settings run `stopgate` from PATH, which \
+             here is {}, not this binary ({})",
+            p.display(),
+            exe.display()
+        ),
+        Some(_) => {}
+    }
 }
 
 /// Undo an install that nothing changed since: put the backup's bytes

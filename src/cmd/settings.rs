@@ -5,6 +5,10 @@
 //! client, so [`shape_problems`] looks for one. Every function here is pure:
 //! reading, backing up and writing the file happen in `install`.
 
+use std::ffi::OsStr;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
@@ -69,7 +73,7 @@ impl<'a> HookCommand<'a> {
 
     /// The same command with another program.
     pub fn with_program(&self, program: &str) -> String {
-        let quoted = if program.contains(' ') {
+        let quoted = if program.contains([' ', '$']) {
             format!("\"{program}\"")
         } else {
             program.to_string()
@@ -103,11 +107,59 @@ pub fn is_stopgate_command(command: &str) -> bool {
 /// run under Git Bash), quoted if it holds a space.
 pub fn command_for(exe: &str) -> String {
     let exe = exe.replace('\\', "/");
-    if exe.contains(' ') {
+    if exe.contains([' ', '$']) {
         format!("\"{exe}\" hook")
     } else {
         format!("{exe} hook")
     }
+}
+
+/// The variable Claude Code sets to the project's folder when it runs a
+/// hook.
+pub const PROJECT_DIR_VAR: &str = "CLAUDE_PROJECT_DIR";
+
+/// The command for a project's shared settings file. It must run on every
+/// teammate's machine, so it names no absolute path of this one: a binary
+/// inside the project is named from `$CLAUDE_PROJECT_DIR`, any other is
+/// found through `PATH`.
+pub fn portable_command_for(exe: &Path, project: &Path) -> String {
+    match exe.strip_prefix(project) {
+        Ok(rel) => format!(
+            "\"${PROJECT_DIR_VAR}/{}\" hook",
+            rel.to_string_lossy().replace('\\', "/")
+        ),
+        Err(_) => "stopgate hook".to_string(),
+    }
+}
+
+/// The file a command's program names: `$CLAUDE_PROJECT_DIR` (or
+/// `${CLAUDE_PROJECT_DIR}`) expanded to `project`, a bare name looked up
+/// in `path` (a `PATH` value) as a shell would, any other path as is.
+/// `None` when it names nothing executable.
+pub fn resolve_program(
+    program: &str,
+    project: Option<&Path>,
+    path: Option<&OsStr>,
+) -> Option<PathBuf> {
+    let executable = |p: &Path| {
+        std::fs::metadata(p)
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let var =
+        [format!("${PROJECT_DIR_VAR}"), format!("${{{PROJECT_DIR_VAR}}}")];
+    if let Some(rest) =
+        var.iter().find_map(|v| program.strip_prefix(v.as_str()))
+    {
+        let file = project?.join(rest.trim_start_matches('/'));
+        return executable(&file).then_some(file);
+    }
+    if !program.contains('/') {
+        return std::env::split_paths(path?)
+            .map(|dir| dir.join(program))
+            .find(|p| executable(p));
+    }
+    let file = PathBuf::from(program);
+    executable(&file).then_some(file)
 }
 
 /// Why a settings value cannot be edited safely.
@@ -156,7 +208,10 @@ pub fn merge(settings: &mut Value, command: &str) -> Result<(), ShapeError> {
         if let (Some(old), Some(new)) =
             (HookCommand::parse(current), new_program)
         {
+            // A portable program (`$CLAUDE_PROJECT_DIR/…`, a bare name)
+            // is resolved by the client, not here.
             let moved = old.program.contains('/')
+                && !old.program.starts_with('$')
                 && !std::path::Path::new(old.program).exists();
             if moved && old.program != new {
                 handler["command"] = json!(old.with_program(new));

@@ -1,4 +1,4 @@
-//! Pattern sets: the grammar of each intent, compiled to one automaton.
+//! Pattern sets: the grammar of each intent, compiled to one keyword set.
 //!
 //! An intent (a deference, a challenge, a concession, a verification
 //! claim) is said in many ways: politeness levels, tenses, synonyms. A flat
@@ -29,7 +29,10 @@
 //! > `between` cancel word in between.
 //!
 //! All literals of a set go into one [`KeywordSet`], matched
-//! case-insensitively for ASCII, so a set costs one pass over the text.
+//! case-insensitively for ASCII, with every overlapping match reported: a
+//! scan's set is one automaton (one pass over each text), a hook's searches
+//! each literal alone in its one short text, which costs less than building
+//! the automaton.
 
 use crate::error::Error;
 use crate::keywords::KeywordSet;
@@ -54,7 +57,7 @@ pub enum Pat {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cancel {
     /// Words that void a match standing after them in its clause ("not",
-    /// "未", "안 ").
+    /// "n't", "안 ").
     pub before: &'static [&'static str],
     /// Words that void a match they follow in its clause ("していない",
     /// "하지 않").
