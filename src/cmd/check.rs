@@ -42,6 +42,16 @@ pub struct Args {
     config: Option<PathBuf>,
 }
 
+/// The one-line error for a file that is no transcript.
+pub fn not_a_transcript(file: &std::path::Path) -> String {
+    format!(
+        "{}: not a transcript (no JSON record with a \"type\" in its first \
+         {} lines)",
+        file.display(),
+        stopgate::transcript::RECORD_PROBE_LINES
+    )
+}
+
 /// Run `stopgate check`.
 pub fn run(args: &Args) -> ExitCode {
     match run_inner(args) {
@@ -58,6 +68,9 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let gates = Gates::new(&config).map_err(|e| e.to_string())?;
     let transcript =
         Transcript::read(&args.file).map_err(|e| e.to_string())?;
+    if !transcript.looks_like_transcript() {
+        return Err(not_a_transcript(&args.file));
+    }
     let mut turns = transcript.turns(Chain::Main);
     let mut turn = match args.turn {
         None => turns.pop().unwrap_or_default(),

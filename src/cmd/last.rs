@@ -36,11 +36,26 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if !transcript.looks_like_transcript() {
+        eprintln!("stopgate: {}", super::check::not_a_transcript(&args.file));
+        return ExitCode::from(2);
+    }
+    let mut out = std::io::stdout().lock();
     let Some(last) = transcript.final_assistant_text() else {
         eprintln!("stopgate: {name}: no assistant text");
+        if args.json {
+            // A script reads one object either way.
+            let obj = serde_json::json!({
+                "text": null,
+                "message_id": null,
+                "entrypoint": transcript.entrypoint(),
+                "line": null,
+                "skipped_corrupt": 0,
+            });
+            let _ = writeln!(out, "{obj}").and_then(|()| out.flush());
+        }
         return ExitCode::from(1);
     };
-    let mut out = std::io::stdout().lock();
     let written = if args.json {
         let obj = serde_json::json!({
             "text": last.text(),

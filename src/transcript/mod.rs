@@ -21,7 +21,7 @@ mod turn;
 pub use self::lines::{Line, Lines, RevLines};
 pub use self::query::{
     FinalMessage, FinalText, ENTRYPOINT_HEAD_BYTES, ENTRYPOINT_LINES,
-    ENTRYPOINT_MAX_LINE,
+    ENTRYPOINT_MAX_LINE, RECORD_PROBE_LINES,
 };
 pub use self::record::{
     Attachment, Block, Content, Message, ParseError, Record, RecordParser,

@@ -237,6 +237,36 @@ impl Transcript {
         }
     }
 
+    /// Whether the bytes look like a transcript at all: one of the first
+    /// [`RECORD_PROBE_LINES`] non-empty lines is a JSON object with a
+    /// top-level `type`, as every record of Claude Code, Codex CLI and
+    /// Gemini CLI is. An empty file, a binary one or plain text is not, and
+    /// `check` and `last` say so instead of judging it. Only the head is
+    /// looked at, so a transcript whose head was not read says no.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use stopgate::Transcript;
+    ///
+    /// let t = Transcript::from_bytes(b"{\"type\":\"user\"}\n".to_vec());
+    /// assert!(t.looks_like_transcript());
+    /// assert!(!Transcript::from_bytes(b"hello\n".to_vec()).looks_like_transcript());
+    /// assert!(!Transcript::from_bytes(vec![]).looks_like_transcript());
+    /// ```
+    pub fn looks_like_transcript(&self) -> bool {
+        self.has_head()
+            && Lines::new(self.as_bytes())
+                .filter(|l| !l.is_empty())
+                .take(RECORD_PROBE_LINES)
+                .any(|l| {
+                    matches!(
+                        super::sniff::top_level_type(l.as_bytes()),
+                        super::sniff::Sniff::Type(_)
+                    )
+                })
+    }
+
     /// The `entrypoint` of the transcript at `path`, reading only its head.
     ///
     /// It reads 64 KiB, and up to [`ENTRYPOINT_HEAD_BYTES`] only if the
@@ -276,6 +306,9 @@ pub(crate) enum HeadScan {
 /// The entrypoint from the head of a transcript's bytes.
 ///
 /// See [`Transcript::entrypoint`] for the rules.
+/// How many non-empty lines [`Transcript::looks_like_transcript`] looks at.
+pub const RECORD_PROBE_LINES: usize = 64;
+
 pub(crate) fn entrypoint_in_head(
     whole: &[u8],
     whole_is_cut: bool,
