@@ -58,16 +58,37 @@ enum Command {
     /// Add stopgate's hooks to Claude Code's settings.json.
     ///
     /// Merges a PostToolUse entry (matcher Write|Edit|MultiEdit|NotebookEdit|Bash)
-    /// and Stop and SubagentStop entries, using this binary's absolute path.
-    /// Every other key and hook is kept, a backup is written first, and
-    /// running it twice changes nothing.
+    /// and Stop and SubagentStop entries, using this binary's absolute path
+    /// (for the project's shared file, `stopgate` from PATH or a path from
+    /// $CLAUDE_PROJECT_DIR). Every other key, byte and hook is kept, a
+    /// backup is written first, and running it twice changes nothing.
     Install(cmd::install::Args),
 
-    /// Remove exactly stopgate's entries from settings.json.
+    /// Undo `stopgate install`.
+    ///
+    /// Puts back the file as it was before install, byte for byte (or
+    /// removes it if install created it) when nothing changed it since;
+    /// otherwise removes exactly stopgate's entries.
     Uninstall(cmd::install::Args),
 
     /// Check the installation and run a self-test of the hook.
     Doctor(cmd::doctor::Args),
+
+    /// Print a shell completion script.
+    ///
+    /// For example `stopgate completions bash >
+    /// ~/.local/share/bash-completion/completions/stopgate`, or
+    /// `stopgate completions zsh > ~/.zfunc/_stopgate`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+
+    /// Print the manual page (roff).
+    ///
+    /// For example `stopgate man > ~/.local/share/man/man1/stopgate.1`,
+    /// then `man stopgate`.
+    Man,
 }
 
 /// `stopgate hook` alone: parsed without building the whole command line,
@@ -128,5 +149,28 @@ fn main() -> ExitCode {
         Command::Install(args) => cmd::install::run(&args, false),
         Command::Uninstall(args) => cmd::install::run(&args, true),
         Command::Doctor(args) => cmd::doctor::run(&args),
+        Command::Completions { shell } => {
+            let mut cli = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(
+                shell,
+                &mut cli,
+                "stopgate",
+                &mut std::io::stdout(),
+            );
+            ExitCode::SUCCESS
+        }
+        Command::Man => {
+            let cli = <Cli as clap::CommandFactory>::command();
+            match clap_mangen::Man::new(cli).render(&mut std::io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("stopgate: writing the manual page: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
     }
 }
