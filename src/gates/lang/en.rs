@@ -50,6 +50,8 @@ pub const TABLE: LangTable = LangTable {
                     "should i",
                     "shall i",
                     "should we",
+                    "shall we",
+                    "do we",
                 ],
                 &[" or "],
                 80,
