@@ -398,3 +398,106 @@ fn non_utf8_names_are_written_faithfully() {
     assert!(file.ends_with(r"a\\\xffb.jsonl"), "{file}");
     assert_eq!(first["file_escaped"], true);
 }
+
+/// The date forms reach the scan: an instant, a local time in a zone, a
+/// span; the range is stated under the table.
+#[test]
+fn dates_in_every_form_and_zone() {
+    let count = |args: &[&str]| {
+        let mut all =
+            vec!["--format", "jsonl", "--all-turns", "--no-progress"];
+        all.extend_from_slice(args);
+        all.push("fixtures/");
+        let out = scan(&all);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().lines().count()
+    };
+    let all = count(&[]);
+    assert!(all > 0);
+    // Every fixture turn is on 2026-03-20 UTC, between 10:00 and 11:00.
+    assert_eq!(count(&["--since", "2026-03-20", "--tz", "UTC"]), all);
+    assert_eq!(count(&["--until", "2026-03-19", "--tz", "UTC"]), 0);
+    // 2026-03-20 in Tokyo ends at 15:00 UTC: every turn is in it.
+    assert_eq!(count(&["--until", "2026-03-20", "--tz", "Asia/Tokyo"]), all);
+    // 2026-03-20 in Los Angeles starts at 07:00 UTC: so is every turn.
+    assert_eq!(
+        count(&["--since", "2026-03-20", "--tz", "America/Los_Angeles"]),
+        all
+    );
+    // The next day in Tokyo starts at 2026-03-20T15:00Z: after every turn.
+    assert_eq!(count(&["--since", "2026-03-21", "--tz", "Asia/Tokyo"]), 0);
+    let some = count(&["--since", "2026-03-20T10:00:10Z"]);
+    assert!(0 < some && some < all, "{some} of {all}");
+    assert_eq!(
+        count(&["--since", "2026-03-20T19:00:10", "--tz", "Asia/Tokyo"]),
+        some
+    );
+    // A span back from now: the fixtures are older than a week.
+    assert_eq!(count(&["--since", "7d"]), 0);
+    let out = scan(&[
+        "--no-progress",
+        "--since",
+        "2026-03-20",
+        "--tz",
+        "Asia/Tokyo",
+        "fixtures/",
+    ]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.contains("turns from 2026-03-20 00:00:00 +09:00 to the last"),
+        "{table}"
+    );
+    // --since after --until: a warning.
+    let out = scan(&[
+        "--no-progress",
+        "--since",
+        "2026-03-21",
+        "--until",
+        "2026-03-20",
+        "fixtures/",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is after --until"), "{err}");
+    for bad in [&["--since", "last tuesday"][..], &["--tz", "Mars/Base"]] {
+        let mut args = vec!["--no-progress"];
+        args.extend_from_slice(bad);
+        args.push("fixtures/");
+        let out = scan(&args);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.lines().next().unwrap().starts_with("error: invalid value"),
+            "{err}"
+        );
+    }
+}
+
+/// An empty folder says so, not a table of zeros; one thread is "thread".
+#[test]
+fn no_transcripts_and_one_thread_read_right() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let out = scan(&["--no-progress", dir]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("no transcripts found under {dir}\n")
+    );
+    let out = scan(&["--no-progress", "--format", "jsonl", dir]);
+    assert!(out.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no transcripts found")
+    );
+    let out = scan(&[
+        "--no-progress",
+        "--threads",
+        "1",
+        "fixtures/transcripts/gate_findings.jsonl",
+    ]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains(" on 1 thread: "), "{table}");
+}

@@ -158,10 +158,11 @@ pub struct FileReport {
 pub struct ScanOptions {
     /// Read this many bytes at a time.
     pub chunk_size: usize,
-    /// Keep turns on or after this date (UTC, by the prompt's timestamp).
-    pub since: Option<jiff::civil::Date>,
-    /// Keep turns on or before this date.
-    pub until: Option<jiff::civil::Date>,
+    /// Keep turns on or after this instant (by the prompt's timestamp; a
+    /// turn without one is kept).
+    pub since: Option<jiff::Timestamp>,
+    /// Keep turns on or before this instant.
+    pub until: Option<jiff::Timestamp>,
     /// Entrypoints of unattended sessions, whose turns get no findings
     /// (the hook allows them): the configuration's `skip_entrypoints`.
     pub skip_entrypoints: Vec<String>,
@@ -429,14 +430,12 @@ fn excerpt(text: &str, matched: &[String]) -> String {
 }
 
 fn in_range(timestamp: Option<&str>, options: &ScanOptions) -> bool {
-    let Some(date) = timestamp
-        .and_then(|t| t.get(..10))
-        .and_then(|d| d.parse::<jiff::civil::Date>().ok())
+    let Some(t) = timestamp.and_then(|t| t.parse::<jiff::Timestamp>().ok())
     else {
         return true;
     };
-    options.since.is_none_or(|s| date >= s)
-        && options.until.is_none_or(|u| date <= u)
+    options.since.is_none_or(|s| t >= s)
+        && options.until.is_none_or(|u| t <= u)
 }
 
 #[cfg(test)]

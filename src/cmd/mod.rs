@@ -10,3 +10,4 @@ pub mod last;
 pub mod scan;
 pub mod settings;
 pub mod signals;
+pub mod when;

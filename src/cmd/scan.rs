@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
 use stopgate::gates::Gates;
 
+use super::when::{self, Edge, When};
+
 /// Output formats.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -38,14 +40,23 @@ pub struct Args {
     #[arg(long)]
     all_turns: bool,
 
-    /// Only turns on or after this date (YYYY-MM-DD, UTC). Files last
-    /// modified before it are skipped without being read.
-    #[arg(long, value_name = "DATE")]
-    since: Option<jiff::civil::Date>,
+    /// Only turns on or after this: a date (2026-03-20, from its start), an
+    /// RFC 3339 timestamp (2026-03-20T10:00:00Z, as scan prints them), a
+    /// local time (2026-03-20T09:30) or a span back from now (30m, 12h,
+    /// 7d, 2w). Files last modified before it are skipped without being
+    /// read.
+    #[arg(long, value_name = "WHEN", value_parser = when::parse)]
+    since: Option<When>,
 
-    /// Only turns on or before this date (YYYY-MM-DD, UTC).
-    #[arg(long, value_name = "DATE")]
-    until: Option<jiff::civil::Date>,
+    /// Only turns on or before this: the same forms as --since; a date
+    /// means the whole of that day.
+    #[arg(long, value_name = "WHEN", value_parser = when::parse)]
+    until: Option<When>,
+
+    /// The time zone dates and local times are read in: an IANA name
+    /// (Asia/Tokyo), UTC, or local (the default: this machine's zone).
+    #[arg(long, value_name = "ZONE", default_value = "local", value_parser = when::parse_tz)]
+    tz: jiff::tz::TimeZone,
 
     /// Threads to scan with (default: the number of cores).
     #[arg(long, value_name = "N")]
@@ -93,18 +104,27 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     } else {
         args.paths.clone()
     };
-    let since_mtime = match args.since {
-        Some(d) => {
-            let zoned = d
-                .to_zoned_datetime(jiff::tz::TimeZone::UTC)
-                .map_err(|e| format!("--since {d}: {e}"))?;
-            Some(
-                std::time::SystemTime::try_from(zoned)
-                    .map_err(|e| format!("--since {d}: {e}"))?,
-            )
-        }
-        None => None,
+    let now = jiff::Timestamp::now();
+    let edge = |w: &Option<When>, edge: Edge, flag: &str| {
+        w.as_ref()
+            .map(|w| when::resolve(w, edge, &args.tz, now))
+            .transpose()
+            .map_err(|e| format!("{flag}: {e}"))
     };
+    let since = edge(&args.since, Edge::Since, "--since")?;
+    let until = edge(&args.until, Edge::Until, "--until")?;
+    if let (Some(s), Some(u)) = (since, until) {
+        if s > u {
+            eprintln!(
+                "stopgate: warning: --since ({s}) is after --until ({u}): no \
+                 turn can match"
+            );
+        }
+    }
+    let since_mtime = since
+        .map(std::time::SystemTime::try_from)
+        .transpose()
+        .map_err(|e| format!("--since: {e}"))?;
     let walked =
         archive::walk(&paths, since_mtime).map_err(|e| e.to_string())?;
     let total_bytes: u64 = walked.files.iter().map(|f| f.len).sum();
@@ -123,8 +143,8 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let bar = progress_bar(args, walked.files.len() as u64, total_bytes);
     let options = ScanOptions {
         chunk_size: args.chunk_size,
-        since: args.since,
-        until: args.until,
+        since,
+        until,
         skip_entrypoints: config.skip_entrypoints.clone(),
         max_line: args.max_line_bytes,
     };
@@ -149,10 +169,24 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         b.finish_and_clear();
     }
 
+    if walked.files.is_empty() && walked.skipped_by_date == 0 {
+        // A table of zeros would read as "you never audit".
+        let under: Vec<String> =
+            paths.iter().map(|p| p.display().to_string()).collect();
+        let msg = format!("no transcripts found under {}", under.join(", "));
+        match args.format {
+            Format::Table => println!("{msg}"),
+            Format::Jsonl | Format::Csv => eprintln!("stopgate: {msg}"),
+        }
+        if walked.errors.is_empty() {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
     let mut out = io::BufWriter::new(io::stdout().lock());
     let written = match args.format {
         Format::Table => {
             write_table(&mut out, &reports, &walked, elapsed, threads)
+                .and_then(|()| write_range(&mut out, since, until, &args.tz))
         }
         Format::Jsonl => write_jsonl(&mut out, &reports, args.all_turns),
         Format::Csv => write_csv(&mut out, &reports, args.all_turns),
@@ -368,6 +402,32 @@ fn write_csv(
     w.flush()
 }
 
+/// The range of turns the table counts, when `--since` or `--until` set
+/// one, in the zone they were read in.
+fn write_range(
+    out: &mut impl Write,
+    since: Option<jiff::Timestamp>,
+    until: Option<jiff::Timestamp>,
+    tz: &jiff::tz::TimeZone,
+) -> io::Result<()> {
+    if since.is_none() && until.is_none() {
+        return Ok(());
+    }
+    let show = |t: Option<jiff::Timestamp>, open: &str| {
+        t.map_or(open.to_string(), |t| {
+            t.to_zoned_datetime(tz.clone())
+                .strftime("%Y-%m-%d %H:%M:%S %:z")
+                .to_string()
+        })
+    };
+    writeln!(
+        out,
+        "\nturns from {} to {}",
+        show(since, "the first"),
+        show(until, "the last")
+    )
+}
+
 fn write_table(
     out: &mut impl Write,
     reports: &[FileReport],
@@ -401,8 +461,9 @@ fn write_table(
     )?;
     writeln!(
         out,
-        "in {:.3} s on {threads} threads: {}/s",
+        "in {:.3} s on {threads} thread{}: {}/s",
         secs,
+        if threads == 1 { "" } else { "s" },
         human_bytes(if secs > 0.0 {
             (bytes as f64 / secs) as u64
         } else {
