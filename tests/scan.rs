@@ -240,7 +240,7 @@ fn options_and_exit_codes() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("file,session_id,turn,kind,timestamp,entrypoint,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks")
+        Some("key,file,session_id,project,turn,kind,timestamp,entrypoint,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks")
     );
     let expected =
         std::fs::read_to_string(root().join("tests/expected/scan.jsonl"))
@@ -276,10 +276,22 @@ fn options_and_exit_codes() {
         "deferral",
         "capitulation",
         "unverified_claim",
-        "worst sessions",
+        "worst sessions (project · date · first prompt)",
+        "proj · 2026-03-20 · ",
+        "by project",
+        "by day",
+        "of 20 change turns",
+        "judged turns",
+        "turns dated 2026-03-20",
+        " MiB",
     ] {
         assert!(table.contains(want), "{want} missing:\n{table}");
     }
+    // --all-turns picks rows: with the table it is refused, with a reason.
+    let out = scan(&["--no-progress", "--all-turns", "fixtures/"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--all-turns picks the rows"), "{err}");
     assert!(table.contains("corrupt lines skipped: 5"), "{table}");
 }
 
@@ -361,7 +373,9 @@ fn a_line_over_the_cap_is_skipped_in_bounded_memory() {
                     serde_json::from_str(l).unwrap();
                 // The file's name, and its head (the entrypoint is in
                 // the first lines), differ; the rows must not.
-                for k in ["file", "session_id", "entrypoint", "evidence"] {
+                for k in
+                    ["key", "file", "session_id", "entrypoint", "evidence"]
+                {
                     v[k] = serde_json::Value::Null;
                 }
                 v

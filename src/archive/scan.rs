@@ -12,6 +12,7 @@
 //! launched it. Compaction summarizers and prompt-suggestion helpers are
 //! never launched by a turn, so they are never read.
 
+use crate::transcript::safe_id;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -132,9 +133,14 @@ impl TurnReport {
 pub struct FileReport {
     /// The file.
     pub path: PathBuf,
-    /// The session: the file's stem, or for a subagent file
-    /// (`<session>/subagents/agent-*.jsonl`) the parent session's.
+    /// The session: the `sessionId` its records carry, else the file's
+    /// stem, or for a subagent file (`<session>/subagents/agent-*.jsonl`)
+    /// the parent session's.
     pub session_id: String,
+    /// The folder the session ran in (the records' `cwd`), if they say.
+    pub project: Option<String>,
+    /// The opening words of the session's first prompt, to label it.
+    pub first_prompt: Option<String>,
     /// Whether this is a subagent's file.
     pub subagent: bool,
     /// The session's entrypoint, from the file's head.
@@ -263,6 +269,9 @@ pub fn scan_reader<R: Read>(
         gates,
         options,
         unattended,
+        session_id: None,
+        project: None,
+        first_prompt: None,
         parser: RecordParser::new(),
         builder: TurnBuilder::new(chain),
         turns: vec![],
@@ -283,6 +292,11 @@ pub fn scan_reader<R: Read>(
     if let Some(last) = builder.finish() {
         scan.judge(last);
     }
+    if let Some(id) = scan.session_id.take() {
+        report.session_id = id;
+    }
+    report.project = scan.project.take();
+    report.first_prompt = scan.first_prompt.take();
     report.lines = scan.lines;
     report.corrupt = scan.corrupt;
     report.too_long = scan.too_long;
@@ -296,6 +310,10 @@ struct FileScan<'a> {
     gates: &'a Gates,
     options: &'a ScanOptions,
     unattended: bool,
+    /// The first `sessionId` and `cwd` the records carry.
+    session_id: Option<String>,
+    project: Option<String>,
+    first_prompt: Option<String>,
     parser: RecordParser,
     builder: TurnBuilder,
     turns: Vec<TurnReport>,
@@ -318,6 +336,13 @@ impl FileScan<'_> {
         self.parser.reset();
         match self.parser.parse(line.bytes) {
             Ok(rec) => {
+                if self.session_id.is_none() {
+                    self.session_id =
+                        rec.session_id().and_then(safe_id).map(str::to_string);
+                }
+                if self.project.is_none() {
+                    self.project = rec.cwd().map(str::to_string);
+                }
                 let pos =
                     LinePos { offset: line.offset, line: Some(self.lines) };
                 if let Some(done) = self.builder.push(&rec, pos) {
@@ -331,6 +356,11 @@ impl FileScan<'_> {
 
     /// Judge a finished turn and keep its row.
     fn judge(&mut self, mut turn: Turn) {
+        if self.first_prompt.is_none()
+            && matches!(turn.kind(), TurnKind::Prompt | TurnKind::Interrupted)
+        {
+            self.first_prompt = turn.prompt().map(|p| opening_words(p.text()));
+        }
         if !in_range(turn.timestamp(), self.options) {
             return;
         }
@@ -426,6 +456,18 @@ fn excerpt(text: &str, matched: &[String]) -> String {
     if start > 0 {
         out.insert(0, '…');
     }
+    out
+}
+
+/// The opening words of a prompt, on one line, at most 60 characters.
+fn opening_words(prompt: &str) -> String {
+    const MAX: usize = 60;
+    let flat: String = prompt.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= MAX {
+        return flat;
+    }
+    let mut out: String = flat.chars().take(MAX - 1).collect();
+    out.push('…');
     out
 }
 

@@ -1,6 +1,5 @@
 //! `stopgate scan [PATH...]`: findings across transcript archives.
 
-use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,6 +9,7 @@ use std::time::{Duration, Instant};
 use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
 use stopgate::gates::Gates;
 
+use super::report::{percent, session_label, trend, Counts, Summary};
 use super::when::{self, Edge, When};
 
 /// Output formats.
@@ -21,6 +21,9 @@ pub enum Format {
     Jsonl,
     /// The JSONL columns as CSV.
     Csv,
+    /// One self-contained HTML page (works offline): a chart per project
+    /// over time, sortable tables, each finding with its evidence.
+    Html,
 }
 
 /// Arguments of `stopgate scan`.
@@ -96,6 +99,11 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
+    if args.all_turns && matches!(args.format, Format::Table | Format::Html) {
+        return Err("--all-turns picks the rows of --format jsonl or csv; \
+                    the table and the HTML report count every turn already"
+            .into());
+    }
     let config = super::config::load_strict(args.config.as_deref())?;
     let gates = Gates::new_for_bulk(&config).map_err(|e| e.to_string())?;
     let paths = if args.paths.is_empty() {
@@ -176,7 +184,9 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         let msg = format!("no transcripts found under {}", under.join(", "));
         match args.format {
             Format::Table => println!("{msg}"),
-            Format::Jsonl | Format::Csv => eprintln!("stopgate: {msg}"),
+            Format::Jsonl | Format::Csv | Format::Html => {
+                eprintln!("stopgate: {msg}")
+            }
         }
         if walked.errors.is_empty() {
             return Ok(ExitCode::SUCCESS);
@@ -190,6 +200,17 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         }
         Format::Jsonl => write_jsonl(&mut out, &reports, args.all_turns),
         Format::Csv => write_csv(&mut out, &reports, args.all_turns),
+        Format::Html => {
+            let bytes: u64 = reports.iter().map(|r| r.bytes).sum();
+            let scanned = format!(
+                "{} files, {}, scanned in {:.1} s on {}",
+                reports.len(),
+                human_bytes(bytes),
+                elapsed.as_secs_f64(),
+                jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M UTC")
+            );
+            super::html::write(&mut out, &reports, &scanned)
+        }
     };
     match written.and_then(|()| out.flush()) {
         Ok(()) => {}
@@ -243,6 +264,19 @@ struct Row<'a> {
 }
 
 impl Row<'_> {
+    /// A key unique to the row: the session, the file when its name is not
+    /// the session's (two files of one session), and the turn.
+    fn key(&self) -> String {
+        let r = self.report;
+        let stem = r.path.file_stem().map(|s| s.to_string_lossy());
+        match stem {
+            Some(stem) if stem != r.session_id.as_str() => {
+                format!("{}@{stem}#{}", r.session_id, self.turn.turn)
+            }
+            _ => format!("{}#{}", r.session_id, self.turn.turn),
+        }
+    }
+
     fn findings(&self) -> Vec<&'static str> {
         self.turn.findings.iter().map(|e| e.finding.as_str()).collect()
     }
@@ -269,9 +303,11 @@ fn write_jsonl(
     for row in rows(reports, all) {
         let t = row.turn;
         let line = JsonRow {
+            key: row.key(),
             file: path_text(&row.report.path),
             file_escaped: row.report.path.to_str().is_none(),
             session_id: &row.report.session_id,
+            project: row.report.project.as_deref(),
             turn: t.turn,
             kind: t.kind.as_str(),
             timestamp: t.timestamp.as_deref(),
@@ -305,12 +341,15 @@ fn write_jsonl(
 /// One JSONL row, in column order.
 #[derive(serde::Serialize)]
 struct JsonRow<'a> {
+    /// Unique to the row: see `Row::key`.
+    key: String,
     file: String,
     /// Set when the name is not UTF-8: `file` then spells each byte that
     /// is not as `\xNN`, and each backslash as `\\`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     file_escaped: bool,
     session_id: &'a str,
+    project: Option<&'a str>,
     turn: usize,
     kind: &'static str,
     timestamp: Option<&'a str>,
@@ -343,8 +382,10 @@ fn write_csv(
 ) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record([
+        "key",
         "file",
         "session_id",
+        "project",
         "turn",
         "kind",
         "timestamp",
@@ -363,28 +404,35 @@ fn write_csv(
         "blocking_hooks",
     ])?;
     for row in rows(reports, all) {
+        // List cells are JSON arrays: shell commands hold every separator
+        // a plain list could use (`;`, `|`, `,`).
+        let list = |items: Vec<&str>| {
+            serde_json::to_string(&items).unwrap_or_default()
+        };
+        fn strs(v: &[String]) -> Vec<&str> {
+            v.iter().map(String::as_str).collect()
+        }
         w.write_record([
+            row.key(),
             path_text(&row.report.path),
             row.report.session_id.clone(),
+            row.report.project.clone().unwrap_or_default(),
             row.turn.turn.to_string(),
             row.turn.kind.as_str().to_string(),
             row.turn.timestamp.clone().unwrap_or_default(),
             row.report.entrypoint.clone().unwrap_or_default(),
             row.turn.changed.to_string(),
             row.turn.audit.clone(),
-            row.findings().join(";"),
-            row.turn
-                .findings
-                .iter()
-                .map(|e| e.rule)
-                .collect::<Vec<_>>()
-                .join(";"),
-            row.turn
-                .findings
-                .iter()
-                .map(|e| e.matched.join("|"))
-                .collect::<Vec<_>>()
-                .join(";"),
+            list(row.findings()),
+            list(row.turn.findings.iter().map(|e| e.rule).collect()),
+            serde_json::to_string(
+                &row.turn
+                    .findings
+                    .iter()
+                    .map(|e| &e.matched)
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap_or_default(),
             row.first_evidence()
                 .and_then(|e| e.line)
                 .map(|l| l.to_string())
@@ -392,11 +440,11 @@ fn write_csv(
             row.first_evidence()
                 .map(|e| e.excerpt.clone())
                 .unwrap_or_default(),
-            row.turn.subagents.join(";"),
-            row.turn.hooks_ran.join(";"),
+            list(strs(&row.turn.subagents)),
+            list(strs(&row.turn.hooks_ran)),
             row.turn.hook_blocked.to_string(),
             row.turn.hook_blocks.to_string(),
-            row.turn.blocking_hooks.join(";"),
+            list(strs(&row.turn.blocking_hooks)),
         ])?;
     }
     w.flush()
@@ -506,55 +554,131 @@ fn write_table(
         audit_count(&|a| a.starts_with("hollow:")),
         audit_count(&|a| a == "absent"),
     )?;
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{:<18} {:>7} {:>22}",
-        "finding", "turns", "per 100 change turns"
-    )?;
-    for f in Finding::ALL {
-        let n = turns.iter().filter(|t| t.has(f)).count();
-        let rate = if change_turns > 0 {
-            n as f64 * 100.0 / change_turns as f64
-        } else {
-            0.0
+    let summary = Summary::of(reports);
+    if let (Some(a), Some(b)) = (summary.first, summary.last) {
+        let day = |t: jiff::Timestamp| {
+            t.to_zoned_datetime(jiff::tz::TimeZone::UTC)
+                .strftime("%Y-%m-%d %H:%M UTC")
+                .to_string()
         };
-        writeln!(out, "{:<18} {:>7} {:>22.1}", f.as_str(), n, rate)?;
+        writeln!(out, "turns dated {} to {}", day(a), day(b))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "{:<18} {:>7} {:>6}  over", "finding", "turns", "rate")?;
+    for f in Finding::ALL {
+        let n = summary.all.of(f);
+        let of = summary.all.denominator(f);
+        let rate = if of > 0 { n as f64 * 100.0 / of as f64 } else { 0.0 };
+        writeln!(
+            out,
+            "{:<18} {:>7} {:>5.1}%  of {} {}",
+            f.as_str(),
+            n,
+            rate,
+            of,
+            Counts::denominator_name(f)
+        )?;
     }
     let hooks = turns.iter().filter(|t| !t.hooks_ran.is_empty()).count();
     let blocked = turns.iter().filter(|t| t.hook_blocked).count();
     writeln!(out)?;
     writeln!(out, "stop hooks ran after {hooks} turns and blocked {blocked}")?;
 
-    let mut by_session: HashMap<&str, (usize, usize)> = HashMap::new();
-    for r in reports {
-        let e = by_session.entry(&r.session_id).or_default();
-        e.1 += r.turns.len();
-        e.0 += r.turns.iter().map(|t| t.findings.len()).sum::<usize>();
+    let findings_of = |c: &Counts| c.findings.iter().sum::<usize>();
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<28} {:>8} {:>7} {:>7} {:>9} {:>8}",
+        "by project",
+        "sessions",
+        "changes",
+        "audited",
+        "unaudited",
+        "findings"
+    )?;
+    for (project, c) in &summary.by_project {
+        writeln!(
+            out,
+            "{:<28} {:>8} {:>7} {:>7} {:>9} {:>8}",
+            clip(project, 28),
+            c.sessions.len(),
+            c.change_turns,
+            percent(c.audited_share()),
+            c.unaudited,
+            findings_of(c)
+        )?;
     }
-    let mut worst: Vec<(&str, (usize, usize))> =
-        by_session.into_iter().filter(|(_, (f, _))| *f > 0).collect();
-    worst.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    if !summary.by_period.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{:<12} {:>7} {:>7} {:>9} {:>8}  trend",
+            format!("by {}", summary.period.noun()),
+            "changes",
+            "audited",
+            "unaudited",
+            "findings"
+        )?;
+        let mut before = None;
+        for (start, c) in &summary.by_period {
+            let share = c.audited_share();
+            writeln!(
+                out,
+                "{:<12} {:>7} {:>7} {:>9} {:>8}  {}",
+                start,
+                c.change_turns,
+                percent(share),
+                c.unaudited,
+                findings_of(c),
+                trend(before, share)
+            )?;
+            before = share.or(before);
+        }
+    }
+
+    let mut worst: Vec<(&FileReport, usize)> = reports
+        .iter()
+        .map(|r| (r, r.turns.iter().map(|t| t.findings.len()).sum::<usize>()))
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    worst.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.path.cmp(&b.0.path)));
     if !worst.is_empty() {
         writeln!(out)?;
         writeln!(
             out,
-            "{:<40} {:>8} {:>6}",
-            "worst sessions", "findings", "turns"
+            "{:<60} {:>8} {:>6}",
+            "worst sessions (project · date · first prompt)",
+            "findings",
+            "turns"
         )?;
-        for (session, (findings, turns)) in worst.into_iter().take(10) {
-            writeln!(out, "{session:<40} {findings:>8} {turns:>6}")?;
+        for (r, findings) in worst.into_iter().take(10) {
+            writeln!(
+                out,
+                "{:<60} {findings:>8} {:>6}",
+                clip(&session_label(r), 60),
+                r.turns.len()
+            )?;
         }
     }
     Ok(())
 }
 
+/// `s` cut to `width` characters, with an ellipsis when cut.
+fn clip(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(width - 1).collect();
+    out.push('…');
+    out
+}
+
 fn human_bytes(n: u64) -> String {
     let f = n as f64;
     match n {
-        n if n >= 1 << 30 => format!("{:.2} GB", f / (1u64 << 30) as f64),
-        n if n >= 1 << 20 => format!("{:.1} MB", f / (1u64 << 20) as f64),
-        n if n >= 1 << 10 => format!("{:.1} KB", f / 1024.0),
+        n if n >= 1 << 30 => format!("{:.2} GiB", f / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MiB", f / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.1} KiB", f / 1024.0),
         n => format!("{n} B"),
     }
 }

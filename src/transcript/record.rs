@@ -182,6 +182,7 @@ pub struct Record<'a> {
     is_meta: bool,
     is_compact_summary: bool,
     session_id: Option<&'a str>,
+    cwd: Option<&'a str>,
     entrypoint: Option<&'a str>,
     uuid: Option<&'a str>,
     timestamp: Option<&'a str>,
@@ -264,6 +265,11 @@ impl<'a> Record<'a> {
     /// The `sessionId`.
     pub fn session_id(&self) -> Option<&'a str> {
         self.session_id
+    }
+
+    /// The `cwd`: the folder the session ran in (its project).
+    pub fn cwd(&self) -> Option<&'a str> {
+        self.cwd
     }
 
     /// The `entrypoint`, such as `cli` or `sdk-cli`.
@@ -575,6 +581,7 @@ keys!(RecordKey {
     IsMeta = "isMeta",
     IsCompactSummary = "isCompactSummary",
     SessionId = "sessionId",
+    Cwd = "cwd",
     Entrypoint = "entrypoint",
     Uuid = "uuid",
     Timestamp = "timestamp",
@@ -638,6 +645,7 @@ impl<'de> Deserialize<'de> for Record<'de> {
                         RecordKey::SessionId => {
                             r.session_id = map.next_value::<Str>()?.0
                         }
+                        RecordKey::Cwd => r.cwd = map.next_value::<Str>()?.0,
                         RecordKey::Entrypoint => {
                             r.entrypoint = map.next_value::<Str>()?.0
                         }

@@ -1,0 +1,256 @@
+//! The team lead's view of a scan: per project and per period, with the
+//! trend, and sessions labelled so a person can find them.
+//!
+//! The question a lead asks is "where do our agents skip audits, and is it
+//! getting better?". So the rows of a scan are counted per project (the
+//! folder the session ran in) and per day, or per week when the scan spans
+//! more than a month, and each rate is given over the turns it can occur
+//! in: audits and unverified claims over the turns that changed files,
+//! deferrals and capitulations over the turns the gates judged. The table
+//! and the HTML report both read these counts.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use stopgate::archive::{FileReport, Finding, TurnReport};
+
+/// How long one period of the trend is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Period {
+    /// A calendar day (UTC).
+    Day,
+    /// A week starting on Monday (UTC).
+    Week,
+}
+
+impl Period {
+    /// The name of a period's column.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Period::Day => "day",
+            Period::Week => "week of",
+        }
+    }
+}
+
+/// The counts of a set of turns.
+#[derive(Clone, Debug, Default)]
+pub struct Counts {
+    /// The sessions the turns belong to (session id and file).
+    pub sessions: BTreeSet<(String, String)>,
+    /// Turns the gates judged (they ended in a Stop the agent chose).
+    pub judged: usize,
+    /// Turns that changed files.
+    pub change_turns: usize,
+    /// Change turns audited with a marker.
+    pub marker: usize,
+    /// Change turns audited in plain language.
+    pub plain: usize,
+    /// Change turns that took the escape hatch with a reason.
+    pub escape: usize,
+    /// Change turns whose audit is hollow.
+    pub hollow: usize,
+    /// Change turns with no audit.
+    pub unaudited: usize,
+    /// Turns with each finding, in [`Finding::ALL`] order.
+    pub findings: [usize; 5],
+}
+
+impl Counts {
+    fn add(&mut self, report: &FileReport, turn: &TurnReport) {
+        self.sessions.insert((
+            report.session_id.clone(),
+            report.path.to_string_lossy().into_owned(),
+        ));
+        if turn.kind.ends_in_stop() {
+            self.judged += 1;
+        }
+        if turn.changed {
+            self.change_turns += 1;
+            match turn.audit.as_str() {
+                "present" => self.marker += 1,
+                "plain" => self.plain += 1,
+                "escape" => self.escape += 1,
+                "absent" => self.unaudited += 1,
+                _ => self.hollow += 1,
+            }
+        }
+        for (i, f) in Finding::ALL.iter().enumerate() {
+            if turn.has(*f) {
+                self.findings[i] += 1;
+            }
+        }
+    }
+
+    /// Change turns with an audit that is not hollow.
+    pub fn audited(&self) -> usize {
+        self.marker + self.plain + self.escape
+    }
+
+    /// The share of change turns audited, in percent; `None` without any.
+    pub fn audited_share(&self) -> Option<f64> {
+        (self.change_turns > 0)
+            .then(|| self.audited() as f64 * 100.0 / self.change_turns as f64)
+    }
+
+    /// How many turns a finding can occur in: change turns for the audit
+    /// findings and unverified claims, judged turns for the others.
+    pub fn denominator(&self, finding: Finding) -> usize {
+        match finding {
+            Finding::UnauditedChange
+            | Finding::HollowAudit
+            | Finding::UnverifiedClaim => self.change_turns,
+            Finding::Deferral | Finding::Capitulation => self.judged,
+        }
+    }
+
+    /// What [`Counts::denominator`] counts, for a column's caption.
+    pub fn denominator_name(finding: Finding) -> &'static str {
+        match finding {
+            Finding::UnauditedChange
+            | Finding::HollowAudit
+            | Finding::UnverifiedClaim => "change turns",
+            Finding::Deferral | Finding::Capitulation => "judged turns",
+        }
+    }
+
+    /// Turns with `finding`.
+    pub fn of(&self, finding: Finding) -> usize {
+        let i = Finding::ALL.iter().position(|f| *f == finding).unwrap_or(0);
+        self.findings[i]
+    }
+}
+
+/// The turns of a scan, counted every way the report shows them.
+#[derive(Debug)]
+pub struct Summary {
+    /// All turns.
+    pub all: Counts,
+    /// Per project label.
+    pub by_project: BTreeMap<String, Counts>,
+    /// Per period start (`YYYY-MM-DD`).
+    pub by_period: BTreeMap<String, Counts>,
+    /// Per project, then per period start.
+    pub by_project_period: BTreeMap<String, BTreeMap<String, Counts>>,
+    /// The length of a period.
+    pub period: Period,
+    /// The earliest and latest turn timestamps seen.
+    pub first: Option<jiff::Timestamp>,
+    /// See `first`.
+    pub last: Option<jiff::Timestamp>,
+}
+
+/// The project of a file: the last part of the folder its session ran in,
+/// else the folder the file is in (Claude Code names it after the
+/// project's path).
+pub fn project_label(report: &FileReport) -> String {
+    let from_cwd = report.project.as_deref().and_then(|cwd| {
+        cwd.trim_end_matches(['/', '\\'])
+            .rsplit(['/', '\\'])
+            .next()
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    });
+    from_cwd
+        .or_else(|| {
+            report
+                .path
+                .parent()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "-".to_string())
+}
+
+/// A session's label for people: project, date, the first prompt's
+/// opening words.
+pub fn session_label(report: &FileReport) -> String {
+    let date = report
+        .turns
+        .iter()
+        .find_map(|t| t.timestamp.as_deref())
+        .and_then(|t| t.get(..10))
+        .unwrap_or("undated");
+    let words = report.first_prompt.as_deref().unwrap_or("(no prompt)");
+    format!("{} · {date} · {words}", project_label(report))
+}
+
+impl Summary {
+    /// Count the turns of `reports`.
+    pub fn of(reports: &[FileReport]) -> Summary {
+        let stamp = |t: &TurnReport| {
+            t.timestamp
+                .as_deref()
+                .and_then(|s| s.parse::<jiff::Timestamp>().ok())
+        };
+        let stamps: Vec<jiff::Timestamp> = reports
+            .iter()
+            .flat_map(|r| r.turns.iter().filter_map(stamp))
+            .collect();
+        let first = stamps.iter().min().copied();
+        let last = stamps.iter().max().copied();
+        let span_days = match (first, last) {
+            (Some(a), Some(b)) => (b.as_second() - a.as_second()) / 86_400,
+            _ => 0,
+        };
+        let period = if span_days > 31 { Period::Week } else { Period::Day };
+        let start_of = |t: jiff::Timestamp| {
+            let date = t.to_zoned_datetime(jiff::tz::TimeZone::UTC).date();
+            let date = match period {
+                Period::Day => date,
+                Period::Week => {
+                    let back = date.weekday().to_monday_zero_offset();
+                    date.checked_sub(jiff::Span::new().days(back))
+                        .unwrap_or(date)
+                }
+            };
+            date.to_string()
+        };
+        let mut s = Summary {
+            all: Counts::default(),
+            by_project: BTreeMap::new(),
+            by_period: BTreeMap::new(),
+            by_project_period: BTreeMap::new(),
+            period,
+            first,
+            last,
+        };
+        for r in reports {
+            let project = project_label(r);
+            for t in &r.turns {
+                s.all.add(r, t);
+                s.by_project.entry(project.clone()).or_default().add(r, t);
+                if let Some(p) = stamp(t).map(start_of) {
+                    s.by_period.entry(p.clone()).or_default().add(r, t);
+                    s.by_project_period
+                        .entry(project.clone())
+                        .or_default()
+                        .entry(p)
+                        .or_default()
+                        .add(r, t);
+                }
+            }
+        }
+        s
+    }
+}
+
+/// A percentage for a table cell: `-` without a denominator.
+pub fn percent(share: Option<f64>) -> String {
+    share.map_or("-".to_string(), |p| format!("{p:.0}%"))
+}
+
+/// The trend from one period's audited share to the next, for a table
+/// cell: `+12 pts`, `-5 pts`, `=`, or nothing without both.
+pub fn trend(before: Option<f64>, now: Option<f64>) -> String {
+    match (before, now) {
+        (Some(b), Some(n)) => {
+            let d = (n - b).round() as i64;
+            match d {
+                0 => "=".to_string(),
+                d if d > 0 => format!("+{d} pts"),
+                d => format!("{d} pts"),
+            }
+        }
+        _ => String::new(),
+    }
+}
