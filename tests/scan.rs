@@ -515,3 +515,75 @@ fn no_transcripts_and_one_thread_read_right() {
     let table = String::from_utf8(out.stdout).unwrap();
     assert!(table.contains(" on 1 thread: "), "{table}");
 }
+
+/// Colours: on with --color always, off in a pipe, with --color never and
+/// with NO_COLOR.
+#[test]
+fn colours_follow_the_flag_the_terminal_and_no_color() {
+    let esc = |out: Output| out.stdout.contains(&0x1b);
+    fn args(c: &str) -> Vec<&str> {
+        vec![
+            "--no-progress",
+            "--color",
+            c,
+            "fixtures/transcripts/gate_findings.jsonl",
+        ]
+    }
+    assert!(esc(scan(&args("always"))));
+    assert!(!esc(scan(&args("never"))));
+    assert!(!esc(scan(&args("auto"))), "stdout is a pipe here");
+    let out = Command::new(BIN)
+        .arg("scan")
+        .args(args("auto"))
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(!esc(out), "NO_COLOR wins over auto");
+}
+
+/// On an 80-column terminal the progress bar's frames fit the line, and
+/// the first frame is a whole one. Runs under `script` (util-linux) for a
+/// terminal; skips with a notice without it.
+#[test]
+fn the_progress_bar_fits_80_columns() {
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        println!("skip: `script` (util-linux) not found; the progress bar is not checked on a terminal");
+        return;
+    }
+    let out = Command::new("script")
+        .args([
+            "-qc",
+            &format!("stty cols 80; {BIN} scan --color never fixtures/"),
+            "/dev/null",
+        ])
+        .current_dir(root())
+        .env("HOME", root().join("target"))
+        .env_remove("STOPGATE_CONFIG")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let frames: Vec<&str> = text
+        .split(['\r', '\n'])
+        .map(|f| f.trim_start_matches("\x1b[2K"))
+        .filter(|f| f.contains(" files ["))
+        .collect();
+    assert!(!frames.is_empty(), "no progress frame in {text:?}");
+    assert!(
+        frames[0].contains(" 0/23 files ["),
+        "first frame: {:?}",
+        frames[0]
+    );
+    for f in &frames {
+        assert!(
+            f.chars().count() <= 80,
+            "{} columns: {f:?}",
+            f.chars().count()
+        );
+    }
+}

@@ -26,6 +26,27 @@ pub enum Format {
     Html,
 }
 
+/// When the table has colours.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorWhen {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always, even into a pipe.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorWhen {
+    fn choice(self) -> anstream::ColorChoice {
+        match self {
+            ColorWhen::Auto => anstream::ColorChoice::Auto,
+            ColorWhen::Always => anstream::ColorChoice::Always,
+            ColorWhen::Never => anstream::ColorChoice::Never,
+        }
+    }
+}
+
 /// Arguments of `stopgate scan`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -72,6 +93,11 @@ pub struct Args {
     /// No progress bar (there is none anyway when stderr is not a terminal).
     #[arg(long)]
     no_progress: bool,
+
+    /// Colours in the table: auto (on a terminal, unless NO_COLOR is set),
+    /// always or never.
+    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+    color: ColorWhen,
 
     /// Use this stopgate.toml instead of searching for one.
     #[arg(long, value_name = "FILE")]
@@ -167,7 +193,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             let done = files_done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(b) = &bar {
                 b.inc(len);
-                b.set_message(format!("{done} files"));
+                b.set_message(done.to_string());
             }
         },
     )
@@ -192,7 +218,16 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             return Ok(ExitCode::SUCCESS);
         }
     }
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    // Only the table has colours; the stream strips them when they are not
+    // wanted (a pipe, NO_COLOR, --color never).
+    let choice = match args.format {
+        Format::Table => args.color.choice(),
+        _ => anstream::ColorChoice::Never,
+    };
+    let mut out = io::BufWriter::new(anstream::AutoStream::new(
+        io::stdout().lock(),
+        choice,
+    ));
     let written = match args.format {
         Format::Table => {
             write_table(&mut out, &reports, &walked, elapsed, threads)
@@ -244,15 +279,25 @@ fn progress_bar(
     if args.no_progress || !io::stderr().is_terminal() {
         return None;
     }
-    let bar = indicatif::ProgressBar::new(bytes);
+    // Drawn only once set up, so the first frame is a whole one.
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(bytes),
+        indicatif::ProgressDrawTarget::hidden(),
+    );
+    // The bar takes what the terminal's width leaves, so the line never
+    // wraps (an 80-column terminal included); sizes in the IEC units of
+    // the table.
     let style = indicatif::ProgressStyle::with_template(
-        "{spinner} {msg} of {prefix} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+        "{spinner} {msg}/{prefix} files [{wide_bar}] {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} {eta}",
     )
     .ok()?
     .progress_chars("=> ");
     bar.set_style(style);
     bar.set_prefix(files.to_string());
-    bar.set_message("0 files");
+    bar.set_message("0");
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    // The first frame at once, not after the first tick.
+    bar.tick();
     bar.enable_steady_tick(Duration::from_millis(120));
     Some(bar)
 }
@@ -552,7 +597,10 @@ fn write_table(
         audit_count(&|a| a == "plain"),
         audit_count(&|a| a == "escape"),
         audit_count(&|a| a.starts_with("hollow:")),
-        audit_count(&|a| a == "absent"),
+        {
+            let n = audit_count(&|a| a == "absent");
+            paint(if n > 0 { BAD } else { GOOD }, &n.to_string())
+        },
     )?;
     let summary = Summary::of(reports);
     if let (Some(a), Some(b)) = (summary.first, summary.last) {
@@ -564,16 +612,23 @@ fn write_table(
         writeln!(out, "turns dated {} to {}", day(a), day(b))?;
     }
     writeln!(out)?;
-    writeln!(out, "{:<18} {:>7} {:>6}  over", "finding", "turns", "rate")?;
+    writeln!(
+        out,
+        "{}",
+        paint(
+            HEAD,
+            &format!("{:<18} {:>7} {:>6}  over", "finding", "turns", "rate")
+        )
+    )?;
     for f in Finding::ALL {
         let n = summary.all.of(f);
         let of = summary.all.denominator(f);
         let rate = if of > 0 { n as f64 * 100.0 / of as f64 } else { 0.0 };
         writeln!(
             out,
-            "{:<18} {:>7} {:>5.1}%  of {} {}",
+            "{:<18} {} {:>5.1}%  of {} {}",
             f.as_str(),
-            n,
+            paint(if n > 0 { BAD } else { GOOD }, &format!("{n:>7}")),
             rate,
             of,
             Counts::denominator_name(f)
@@ -612,25 +667,37 @@ fn write_table(
         writeln!(out)?;
         writeln!(
             out,
-            "{:<12} {:>7} {:>7} {:>9} {:>8}  trend",
-            format!("by {}", summary.period.noun()),
-            "changes",
-            "audited",
-            "unaudited",
-            "findings"
+            "{}",
+            paint(
+                HEAD,
+                &format!(
+                    "{:<12} {:>7} {:>7} {:>9} {:>8}  trend",
+                    format!("by {}", summary.period.noun()),
+                    "changes",
+                    "audited",
+                    "unaudited",
+                    "findings"
+                )
+            )
         )?;
         let mut before = None;
         for (start, c) in &summary.by_period {
             let share = c.audited_share();
+            let t = trend(before, share);
+            let style = match t.chars().next() {
+                Some('+') => GOOD,
+                Some('-') => BAD,
+                _ => anstyle::Style::new(),
+            };
             writeln!(
                 out,
-                "{:<12} {:>7} {:>7} {:>9} {:>8}  {}",
+                "{:<12} {:>7} {} {:>9} {:>8}  {}",
                 start,
                 c.change_turns,
-                percent(share),
+                share_cell(share),
                 c.unaudited,
                 findings_of(c),
-                trend(before, share)
+                paint(style, &t)
             )?;
             before = share.or(before);
         }
@@ -661,6 +728,32 @@ fn write_table(
         }
     }
     Ok(())
+}
+
+/// The table's colours; the output stream strips them when they are not
+/// wanted.
+const BAD: anstyle::Style = anstyle::Style::new()
+    .fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Red)));
+const GOOD: anstyle::Style = anstyle::Style::new()
+    .fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Green)));
+const WARN: anstyle::Style = anstyle::Style::new()
+    .fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Yellow)));
+const HEAD: anstyle::Style = anstyle::Style::new().bold();
+
+/// `s` in `style`.
+fn paint(style: anstyle::Style, s: &str) -> String {
+    format!("{style}{s}{style:#}")
+}
+
+/// An audited share, seven wide, green from 80%, red under 50%.
+fn share_cell(share: Option<f64>) -> String {
+    let style = match share {
+        Some(p) if p >= 80.0 => GOOD,
+        Some(p) if p >= 50.0 => WARN,
+        Some(_) => BAD,
+        None => anstyle::Style::new(),
+    };
+    paint(style, &format!("{:>7}", percent(share)))
 }
 
 /// `s` cut to `width` characters, with an ellipsis when cut.
