@@ -134,7 +134,8 @@ fn project_section(h: &mut String, s: &Summary) {
     h.push_str(
         "<h2>By project</h2>\n<table class=\"sortable\" id=\"projects\"><thead><tr>\
          <th>project</th><th class=\"n\">sessions</th><th class=\"n\">change turns</th>\
-         <th class=\"n\">audited</th><th class=\"n\">unaudited</th><th class=\"n\">hollow</th>\
+         <th class=\"n\">audited</th><th class=\"n\">by marker</th>\
+         <th class=\"n\">in plain language</th><th class=\"n\">unaudited</th><th class=\"n\">hollow</th>\
          <th class=\"n\">deferral</th><th class=\"n\">capitulation</th>\
          <th class=\"n\">unverified claim</th></tr></thead><tbody>\n",
     );
@@ -143,11 +144,14 @@ fn project_section(h: &mut String, s: &Summary) {
             h,
             "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
             esc(project),
             c.sessions.len(),
             c.change_turns,
             percent(c.audited_share()),
+            c.marker,
+            c.plain,
             c.unaudited,
             c.hollow,
             c.of(Finding::Deferral),
@@ -230,7 +234,9 @@ fn period_section(h: &mut String, s: &Summary) {
         h,
         "<h2>By {}</h2>\n<table class=\"sortable\" id=\"periods\"><thead><tr>\
          <th>{}</th><th class=\"n\">change turns</th><th class=\"n\">audited</th>\
-         <th class=\"n\">unaudited</th><th class=\"n\">findings</th><th>trend</th>\
+         <th class=\"n\">by marker</th><th class=\"n\">in plain language</th>\
+         <th class=\"n\">unaudited</th><th class=\"n\">hollow</th><th class=\"n\">deferral</th>\
+         <th class=\"n\">capitulation</th><th class=\"n\">unverified claim</th><th>trend</th>\
          </tr></thead><tbody>\n",
         s.period.noun(),
         s.period.noun()
@@ -241,12 +247,19 @@ fn period_section(h: &mut String, s: &Summary) {
         let _ = writeln!(
             h,
             "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td><td>{}</td></tr>",
             esc(start),
             c.change_turns,
             percent(share),
+            c.marker,
+            c.plain,
             c.unaudited,
-            c.findings.iter().sum::<usize>(),
+            c.hollow,
+            c.of(Finding::Deferral),
+            c.of(Finding::Capitulation),
+            c.of(Finding::UnverifiedClaim),
             esc(&trend(before, share))
         );
         before = share.or(before);

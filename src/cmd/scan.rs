@@ -639,46 +639,20 @@ fn write_table(
     writeln!(out)?;
     writeln!(out, "stop hooks ran after {hooks} turns and blocked {blocked}")?;
 
-    let findings_of = |c: &Counts| c.findings.iter().sum::<usize>();
+    // Per project and per period: change turns, how they were audited,
+    // and each finding, so a lead sees where and when audits are skipped.
     writeln!(out)?;
-    writeln!(
-        out,
-        "{:<28} {:>8} {:>7} {:>7} {:>9} {:>8}",
-        "by project",
-        "sessions",
-        "changes",
-        "audited",
-        "unaudited",
-        "findings"
-    )?;
+    writeln!(out, "{}", paint(HEAD, &breakdown_header("by project", 16, "")))?;
     for (project, c) in &summary.by_project {
-        writeln!(
-            out,
-            "{:<28} {:>8} {:>7} {:>7} {:>9} {:>8}",
-            clip(project, 28),
-            c.sessions.len(),
-            c.change_turns,
-            percent(c.audited_share()),
-            c.unaudited,
-            findings_of(c)
-        )?;
+        writeln!(out, "{}", breakdown_row(&clip(project, 16), 16, c, ""))?;
     }
     if !summary.by_period.is_empty() {
         writeln!(out)?;
+        let name = format!("by {}", summary.period.noun());
         writeln!(
             out,
             "{}",
-            paint(
-                HEAD,
-                &format!(
-                    "{:<12} {:>7} {:>7} {:>9} {:>8}  trend",
-                    format!("by {}", summary.period.noun()),
-                    "changes",
-                    "audited",
-                    "unaudited",
-                    "findings"
-                )
-            )
+            paint(HEAD, &breakdown_header(&name, 10, "  trend"))
         )?;
         let mut before = None;
         for (start, c) in &summary.by_period {
@@ -689,19 +663,20 @@ fn write_table(
                 Some('-') => BAD,
                 _ => anstyle::Style::new(),
             };
-            writeln!(
-                out,
-                "{:<12} {:>7} {} {:>9} {:>8}  {}",
-                start,
-                c.change_turns,
-                share_cell(share),
-                c.unaudited,
-                findings_of(c),
-                paint(style, &t)
-            )?;
+            let t = format!("  {}", paint(style, &t));
+            writeln!(out, "{}", breakdown_row(start, 10, c, &t))?;
             before = share.or(before);
         }
     }
+    writeln!(
+        out,
+        "{}",
+        paint(
+            DIM,
+            "(marker, plain: audited that way; unaud: no audit;\n \
+             defer: deferral; capit: capitulation; unver: unverified claim)"
+        )
+    )?;
 
     let mut worst: Vec<(&FileReport, usize)> = reports
         .iter()
@@ -739,21 +714,49 @@ const GOOD: anstyle::Style = anstyle::Style::new()
 const WARN: anstyle::Style = anstyle::Style::new()
     .fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Yellow)));
 const HEAD: anstyle::Style = anstyle::Style::new().bold();
+const DIM: anstyle::Style = anstyle::Style::new().dimmed();
 
 /// `s` in `style`.
 fn paint(style: anstyle::Style, s: &str) -> String {
     format!("{style}{s}{style:#}")
 }
 
-/// An audited share, seven wide, green from 80%, red under 50%.
-fn share_cell(share: Option<f64>) -> String {
+/// An audited share, `width` wide, green from 80%, red under 50%.
+fn share_cell(share: Option<f64>, width: usize) -> String {
     let style = match share {
         Some(p) if p >= 80.0 => GOOD,
         Some(p) if p >= 50.0 => WARN,
         Some(_) => BAD,
         None => anstyle::Style::new(),
     };
-    paint(style, &format!("{:>7}", percent(share)))
+    paint(style, &format!("{:>width$}", percent(share)))
+}
+
+/// The header of a per-project or per-period table.
+fn breakdown_header(name: &str, width: usize, tail: &str) -> String {
+    format!(
+        "{name:<width$} {:>7} {:>6} {:>5} {:>5} {:>6} {:>5} {:>5} {:>5} {:>6}{tail}",
+        "changes", "marker", "plain", "unaud", "hollow", "defer", "capit", "unver", "audit%"
+    )
+}
+
+/// One row of a per-project or per-period table.
+fn breakdown_row(name: &str, width: usize, c: &Counts, tail: &str) -> String {
+    let unaud = paint(
+        if c.unaudited > 0 { BAD } else { anstyle::Style::new() },
+        &format!("{:>5}", c.unaudited),
+    );
+    format!(
+        "{name:<width$} {:>7} {:>6} {:>5} {unaud} {:>6} {:>5} {:>5} {:>5} {}{tail}",
+        c.change_turns,
+        c.marker,
+        c.plain,
+        c.hollow,
+        c.of(Finding::Deferral),
+        c.of(Finding::Capitulation),
+        c.of(Finding::UnverifiedClaim),
+        share_cell(c.audited_share(), 6),
+    )
 }
 
 /// `s` cut to `width` characters, with an ellipsis when cut.
