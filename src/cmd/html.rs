@@ -37,6 +37,7 @@ h1{font-size:1.5em}h2{margin-top:2em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5em 0}
 th,td{padding:.25em .6em;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
 td.n,th.n{text-align:right}
+#projects td,#periods td,#findings td:nth-child(2){white-space:nowrap}
 th.sortable{cursor:pointer;user-select:none}th.sortable:after{content:' \\2195';color:#aaa}
 .muted{color:#777}.bad{color:#b00}.good{color:#070}
 details summary{cursor:pointer}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}
