@@ -474,3 +474,49 @@ fn project_scope_writes_no_path_of_this_machine() {
         "{report}"
     );
 }
+
+/// `doctor` reports every scope where stopgate is installed.
+#[test]
+fn doctor_reports_every_scope() {
+    let home = tempfile::tempdir().unwrap();
+    let bin_dir =
+        Path::new(BIN).parent().unwrap().to_str().unwrap().to_string();
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .env("HOME", home.path())
+            .env("STOPGATE_STATE_DIR", home.path().join("state"))
+            .env("CLAUDE_PROJECT_DIR", home.path().join("proj"))
+            .env("PATH", format!("{bin_dir}:/usr/bin:/bin"))
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("STOPGATE_CONFIG")
+            .env_remove("CLAUDE_CODE_ENTRYPOINT")
+            .output()
+            .unwrap()
+    };
+    std::fs::create_dir_all(home.path().join("proj")).unwrap();
+    for scope in ["user", "project", "local"] {
+        assert!(
+            run(&["install", "--scope", scope]).status.success(),
+            "{scope}"
+        );
+    }
+    let out = run(&["doctor"]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{report}");
+    for file in [
+        ".claude/settings.json",
+        "proj/.claude/settings.json",
+        "proj/.claude/settings.local.json",
+    ] {
+        let path = home.path().join(file);
+        assert!(
+            report.contains(&format!(
+                "settings {}: Stop entry present",
+                path.display()
+            )),
+            "{file}: {report}"
+        );
+    }
+}
