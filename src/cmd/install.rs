@@ -203,10 +203,13 @@ fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
         return Ok(());
     }
     if remove {
-        let created_file = record.as_ref().is_some_and(|r| r.backup.is_none());
-        if created_file && updated.as_object().is_some_and(|o| o.is_empty()) {
-            // Install made this file; with stopgate gone it holds nothing.
-            remove_created(&target, record.as_ref().expect("created_file"))?;
+        // Install made this file; with stopgate gone it holds nothing.
+        let created = record.as_ref().filter(|r| {
+            r.backup.is_none()
+                && updated.as_object().is_some_and(|o| o.is_empty())
+        });
+        if let Some(record) = created {
+            remove_created(&target, record)?;
         } else {
             write_with_backup(&path, &text, args.settings.is_none())?;
         }

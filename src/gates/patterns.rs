@@ -90,12 +90,14 @@ const CLAUSE_ENDS: &[&str] =
 /// A keyword set compiled on first use.
 ///
 /// A hook run judges one turn, and most turns reach only one or two gates
-/// (no change: no audit; fewer than two tool uses: no ownership check).
-/// Building an Aho-Corasick automaton costs tens of microseconds, so the
-/// gates' dozen sets are compiled only when a gate first needs them. Empty
-/// keywords are rejected up front; if the automaton still cannot be built
-/// (a size limit), the set is empty and never matches, so a gate fails
-/// open rather than blocking.
+/// (no change: no audit; fewer than two tool uses: no ownership check), so
+/// a set is built only when a gate first needs it. A hook's set (`dfa`
+/// false) is one-shot: it searches each keyword alone in the one short
+/// text, since building an Aho-Corasick automaton for a few hundred
+/// phrases costs more than that search; a scan's set is a DFA. Empty
+/// keywords are rejected up front; if a set still cannot be built (a size
+/// limit), it is empty and never matches, so a gate fails open rather than
+/// blocking.
 #[derive(Debug)]
 pub(crate) struct LazyKeywords {
     keywords: Vec<String>,
