@@ -117,6 +117,19 @@ pub fn run(args: &Args, remove: bool) -> ExitCode {
     }
 }
 
+/// A settings file as found: where it is, what it holds, and what the
+/// last install recorded about it.
+struct Found {
+    /// The path as named (a symlink stays one).
+    path: PathBuf,
+    /// The real file it names.
+    target: PathBuf,
+    /// Its text and value as read.
+    settings: Settings,
+    /// What the last install did to it, if recorded.
+    record: Option<InstallRecord>,
+}
+
 fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
     let path = match &args.settings {
         Some(p) => p.clone(),
@@ -124,112 +137,59 @@ fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
             "cannot tell where the settings file is: HOME is not set",
         )?,
     };
-    let Settings { text: original_text, value: original } =
-        read_settings_text(&path)?;
+    let settings = read_settings_text(&path)?;
     let target = real_target(&path)
         .map_err(|e| format!("resolving {}: {e}", path.display()))?;
     let record = install_record::load(&target);
-    if remove && !args.dry_run {
-        if let Some(record) = &record {
-            // A backup someone removed since: fall back to removing the
-            // entries.
-            let restorable =
-                record.backup.as_ref().is_none_or(|b| b.is_file());
-            if path.exists() && record.wrote(&original_text) && restorable {
-                return undo(&path, &target, record);
-            }
-        }
-    }
-    let mut updated = original.clone();
-    let summary = if remove {
-        let n = settings::remove(&mut updated);
-        // A `hooks` object install created, and nothing else uses, goes
-        // with the entries.
-        let created_hooks = record.as_ref().is_some_and(|r| r.created_hooks);
-        if created_hooks
-            && updated["hooks"].as_object().is_some_and(|h| h.is_empty())
-        {
-            updated.as_object_mut().map(|o| o.remove("hooks"));
-        }
-        format!("removed {n} stopgate hook entries from {}", path.display())
-    } else {
-        let exe = std::env::current_exe()
-            .and_then(|p| p.canonicalize())
-            .map_err(|e| format!("cannot find this binary's path: {e}"))?;
-        let command = match (args.scope, &args.settings) {
-            // The project's file is shared with the team: no path of this
-            // machine goes into it.
-            (Scope::Project, None) => {
-                let project = project_dir()
-                    .and_then(|p| p.canonicalize().ok())
-                    .ok_or("cannot tell where the project is")?;
-                let command = settings::portable_command_for(&exe, &project);
-                if command == "stopgate hook" {
-                    note_path_lookup(&exe);
-                }
-                command
-            }
-            _ => settings::command_for(&exe.to_string_lossy()),
-        };
-        settings::merge(&mut updated, &command)
-            .map_err(|e| format!("{}: {}", path.display(), e.0))?;
-        format!("installed `{command}` for PostToolUse ({}), Stop and SubagentStop in {}", settings::POST_MATCHER, path.display())
-    };
-    if updated == original {
-        if args.dry_run {
-            print!("{original_text}");
-        } else if path.exists() {
-            println!("{}: already up to date", path.display());
-        } else {
-            println!("{}: no settings file, nothing to do", path.display());
-        }
-        return Ok(());
-    }
-    // Only the `hooks` value is written anew; the rest of the file keeps
-    // its bytes. The result must read back as the intended settings.
-    let text = match updated.get("hooks") {
-        Some(hooks) => settings::splice_hooks(&original_text, hooks),
-        None => settings::splice_out_hooks(&original_text),
-    }
-    .map_err(|e| format!("{}: {}", path.display(), e.0))?;
-    if serde_json::from_str::<Value>(&text).ok().as_ref() != Some(&updated) {
-        return Err(format!(
-            "{}: cannot edit this file safely (duplicate keys?); nothing was changed",
-            path.display()
-        ));
-    }
-    if args.dry_run {
-        print!("{text}");
-        return Ok(());
-    }
+    let found = Found { path, target, settings, record };
     if remove {
-        // Install made this file; with stopgate gone it holds nothing.
-        let created = record.as_ref().filter(|r| {
-            r.backup.is_none()
-                && updated.as_object().is_some_and(|o| o.is_empty())
-        });
-        if let Some(record) = created {
-            remove_created(&target, record)?;
-        } else {
-            write_with_backup(&path, &text, args.settings.is_none())?;
-        }
-        install_record::forget(&target);
-        println!("{summary}");
-        return Ok(());
+        uninstall(args, &found)
+    } else {
+        install(args, &found)
     }
-    let written = write_with_backup(&path, &text, args.settings.is_none())?;
-    let target = real_target(&path).unwrap_or(target);
+}
+
+/// `stopgate install`: merge stopgate's entries, back up, write, record.
+fn install(args: &Args, found: &Found) -> Result<(), String> {
+    let exe = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| format!("cannot find this binary's path: {e}"))?;
+    let command = match (args.scope, &args.settings) {
+        // The project's file is shared with the team: no path of this
+        // machine goes into it.
+        (Scope::Project, None) => {
+            let project = project_dir()
+                .and_then(|p| p.canonicalize().ok())
+                .ok_or("cannot tell where the project is")?;
+            let command = settings::portable_command_for(&exe, &project);
+            if command == "stopgate hook" {
+                note_path_lookup(&exe);
+            }
+            command
+        }
+        _ => settings::command_for(&exe.to_string_lossy()),
+    };
+    let original = &found.settings;
+    let mut updated = original.value.clone();
+    settings::merge(&mut updated, &command)
+        .map_err(|e| format!("{}: {}", found.path.display(), e.0))?;
+    let Some(text) = edited_text(args, found, &updated)? else {
+        return Ok(());
+    };
+    let written =
+        write_with_backup(&found.path, &text, args.settings.is_none())?;
     // Installing over an earlier install that nothing changed since keeps
     // what that one recorded: uninstall goes back to the file before both.
-    let earlier = record.filter(|r| r.wrote(&original_text));
+    let earlier = found.record.clone().filter(|r| r.wrote(&original.text));
     let record = match earlier {
         Some(r) => InstallRecord { written: InstallRecord::hash(&text), ..r },
         None => InstallRecord {
-            settings: target,
+            settings: real_target(&found.path)
+                .unwrap_or_else(|_| found.target.clone()),
             written: InstallRecord::hash(&text),
             backup: written.backup,
             created_dirs: written.created_dirs,
-            created_hooks: original.get("hooks").is_none(),
+            created_hooks: original.value.get("hooks").is_none(),
         },
     };
     if let Err(e) = install_record::save(&record) {
@@ -238,8 +198,98 @@ fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
              stopgate's entries, but cannot restore the file byte for byte"
         );
     }
-    println!("{summary}");
+    println!(
+        "installed `{command}` for PostToolUse ({}), Stop and SubagentStop in {}",
+        settings::POST_MATCHER,
+        found.path.display()
+    );
     Ok(())
+}
+
+/// `stopgate uninstall`: undo the install when nothing changed the file
+/// since, else remove exactly stopgate's entries.
+fn uninstall(args: &Args, found: &Found) -> Result<(), String> {
+    let original = &found.settings;
+    if let Some(record) = &found.record {
+        // A backup someone removed since: fall back to removing the
+        // entries.
+        let restorable = record.backup.as_ref().is_none_or(|b| b.is_file());
+        if !args.dry_run
+            && found.path.exists()
+            && record.wrote(&original.text)
+            && restorable
+        {
+            return undo(&found.path, &found.target, record);
+        }
+    }
+    let mut updated = original.value.clone();
+    let n = settings::remove(&mut updated);
+    // A `hooks` object install created, and nothing else uses, goes with
+    // the entries.
+    let created_hooks = found.record.as_ref().is_some_and(|r| r.created_hooks);
+    if created_hooks
+        && updated["hooks"].as_object().is_some_and(|h| h.is_empty())
+    {
+        updated.as_object_mut().map(|o| o.remove("hooks"));
+    }
+    let Some(text) = edited_text(args, found, &updated)? else {
+        return Ok(());
+    };
+    // Install made this file; with stopgate gone it holds nothing.
+    let created = found.record.as_ref().filter(|r| {
+        r.backup.is_none() && updated.as_object().is_some_and(|o| o.is_empty())
+    });
+    match created {
+        Some(record) => remove_created(&found.target, record)?,
+        None => {
+            write_with_backup(&found.path, &text, args.settings.is_none())?;
+        }
+    }
+    install_record::forget(&found.target);
+    println!(
+        "removed {n} stopgate hook entries from {}",
+        found.path.display()
+    );
+    Ok(())
+}
+
+/// The file's new text for `updated`, or `None` when there is nothing to
+/// write (unchanged, or a dry run, which prints it instead).
+///
+/// Only the `hooks` value is written anew; the rest of the file keeps its
+/// bytes. The result must read back as the intended settings.
+fn edited_text(
+    args: &Args,
+    found: &Found,
+    updated: &Value,
+) -> Result<Option<String>, String> {
+    let (path, original) = (&found.path, &found.settings);
+    if *updated == original.value {
+        if args.dry_run {
+            print!("{}", original.text);
+        } else if path.exists() {
+            println!("{}: already up to date", path.display());
+        } else {
+            println!("{}: no settings file, nothing to do", path.display());
+        }
+        return Ok(None);
+    }
+    let text = match updated.get("hooks") {
+        Some(hooks) => settings::splice_hooks(&original.text, hooks),
+        None => settings::splice_out_hooks(&original.text),
+    }
+    .map_err(|e| format!("{}: {}", path.display(), e.0))?;
+    if serde_json::from_str::<Value>(&text).ok().as_ref() != Some(updated) {
+        return Err(format!(
+            "{}: cannot edit this file safely (duplicate keys?); nothing was changed",
+            path.display()
+        ));
+    }
+    if args.dry_run {
+        print!("{text}");
+        return Ok(None);
+    }
+    Ok(Some(text))
 }
 
 /// Say what a bare `stopgate` in the project's settings will run here.
