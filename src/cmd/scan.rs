@@ -639,8 +639,16 @@ fn write_table(
     writeln!(out)?;
     writeln!(out, "stop hooks ran after {hooks} turns and blocked {blocked}")?;
 
-    // Per project and per period: change turns, how they were audited,
-    // and each finding, so a lead sees where and when audits are skipped.
+    write_breakdowns(out, &summary)?;
+    write_worst(out, reports)
+}
+
+/// Per project and per period: change turns, how they were audited, and
+/// each finding, so a lead sees where and when audits are skipped.
+fn write_breakdowns(
+    out: &mut impl Write,
+    summary: &Summary,
+) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "{}", paint(HEAD, &breakdown_header("by project", 16, "")))?;
     for (project, c) in &summary.by_project {
@@ -678,6 +686,14 @@ fn write_table(
         )
     )?;
 
+    Ok(())
+}
+
+/// The ten sessions with the most findings, labelled for people.
+fn write_worst(
+    out: &mut impl Write,
+    reports: &[FileReport],
+) -> io::Result<()> {
     let mut worst: Vec<(&FileReport, usize)> = reports
         .iter()
         .map(|r| (r, r.turns.iter().map(|t| t.findings.len()).sum::<usize>()))
