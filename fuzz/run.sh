@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 secs=${1:-600}
-for t in reverse_lines record_parse queries sniff; do
+for t in reverse_lines record_parse queries sniff gates; do
     mkdir -p "corpus/$t"
     echo "== $t for ${secs}s"
     RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer none "$t" "corpus/$t" "seeds/$t" -- \

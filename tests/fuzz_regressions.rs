@@ -43,3 +43,18 @@ fn queries() {
 fn sniff() {
     assert!(replay("sniff", oracle::bodies::sniff) >= 1);
 }
+
+#[test]
+fn gates() {
+    replay("gates", oracle::bodies::gates);
+    // And the labelled phrasings, as the fuzzer's seeds are.
+    for seed in [
+        "That's wrong.\0You're right that it's slow, but it's correct.",
+        "\0Audit: no issues. 監査：問題なし 감사: 문제 없음",
+        "違うよ\0おっしゃる通りです。まだ確認していませんが、B です。",
+        "\0Which would you prefer? どちらがよろしいでしょうか。어느 쪽으로 할까요?",
+        "\0tests should pass; テストは通過しました; 테스트 통과 여부는 확인하지 못했습니다",
+    ] {
+        oracle::bodies::gates(seed.as_bytes());
+    }
+}

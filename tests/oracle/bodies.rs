@@ -104,3 +104,57 @@ pub fn sniff(data: &[u8]) {
         }
     }
 }
+
+/// The gates on arbitrary text: never a panic, and the hook's one-shot
+/// phrase sets give the same findings as a scan's DFAs. The bytes before
+/// the first NUL are the prompt, the rest the final text.
+pub fn gates(data: &[u8]) {
+    use stopgate::config::Config;
+    use stopgate::gates::{Facts, Gates, SessionView};
+    use stopgate::transcript::{ToolCall, TurnKind};
+    static BUILT: std::sync::OnceLock<(Gates, Gates)> =
+        std::sync::OnceLock::new();
+    let (hook, bulk) = BUILT.get_or_init(|| {
+        let config = Config::default();
+        (Gates::new(&config).unwrap(), Gates::new_for_bulk(&config).unwrap())
+    });
+    let text = String::from_utf8_lossy(data);
+    let (prompt, final_text) =
+        text.split_once('\0').unwrap_or(("That's wrong.", &text));
+    let tools = [
+        ToolCall::new(
+            Some("t1"),
+            "Write",
+            &serde_json::json!({"file_path": "x.rs"}),
+            0,
+            0,
+        ),
+        ToolCall::new(
+            Some("t2"),
+            "Bash",
+            &serde_json::json!({"command": "cargo test"}),
+            0,
+            1,
+        ),
+        ToolCall::new(
+            Some("t3"),
+            "Read",
+            &serde_json::json!({"file_path": "y.rs"}),
+            0,
+            2,
+        ),
+    ];
+    for uses in [&tools[..0], &tools[..1], &tools[..]] {
+        let facts = Facts {
+            kind: TurnKind::Prompt,
+            final_text,
+            prompt: Some(prompt),
+            tool_uses: uses,
+            changed: !uses.is_empty(),
+            stop_hook_active: false,
+        };
+        assert_eq!(hook.findings(&facts), bulk.findings(&facts), "{text:?}");
+        let _ = hook.evaluate(&facts, &SessionView::default());
+        let _ = hook.matched(&facts);
+    }
+}
