@@ -168,5 +168,47 @@ fn keywords(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, final_text, keywords);
+/// What a hook pays for one phrase set on one final text of 2 KB: build
+/// the set, then search the text once. A one-shot set (each phrase alone,
+/// `memmem`) against the noncontiguous NFA it stands in for, with the
+/// phrases the gates use (a few hundred, folded for case).
+fn one_shot(c: &mut Criterion) {
+    let phrases: Vec<String> = (0..300)
+        .map(|i| match i % 3 {
+            0 => format!("would you prefer option {i}"),
+            1 => format!("どちらがよろしいでしょうか{i}"),
+            _ => format!("어느 쪽으로 할까요 {i}"),
+        })
+        .collect();
+    let mut text = String::new();
+    while text.len() < 2048 {
+        text.push_str(
+            "Fixed the race in cache.rs; both writers take the lock. ",
+        );
+        text.push_str("境界値を確認した。 ");
+    }
+    let mut group = c.benchmark_group("one_shot");
+    for one_shot in [false, true] {
+        let name = if one_shot {
+            "one_shot_build_and_search_2KB"
+        } else {
+            "nfa_build_and_search_2KB"
+        };
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let set = KeywordSet::builder()
+                    .ascii_case_insensitive(true)
+                    .prefilter(false)
+                    .overlapping(true)
+                    .one_shot(one_shot)
+                    .build(black_box(&phrases))
+                    .unwrap();
+                set.find_overlapping(black_box(&text)).len()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, final_text, keywords, one_shot);
 criterion_main!(benches);
