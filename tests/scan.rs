@@ -465,6 +465,18 @@ fn dates_in_every_form_and_zone() {
         table.contains("turns from 2026-03-20 00:00:00 +09:00 to the last"),
         "{table}"
     );
+    // Days are counted in the zone: 10:00 UTC is the next day at UTC+14.
+    let out = scan(&[
+        "--no-progress",
+        "--color",
+        "never",
+        "--tz",
+        "Pacific/Kiritimati",
+        "fixtures/",
+    ]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("\n2026-03-21 "), "{table}");
+    assert!(table.contains("turns dated 2026-03-21 00:00 +14:00"), "{table}");
     // --since after --until: a warning.
     let out = scan(&[
         "--no-progress",

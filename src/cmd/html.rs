@@ -75,8 +75,9 @@ pub fn write(
     out: &mut impl Write,
     reports: &[FileReport],
     scanned: &str,
+    tz: &jiff::tz::TimeZone,
 ) -> io::Result<()> {
-    let s = Summary::of(reports);
+    let s = Summary::of(reports, tz);
     let mut h = String::new();
     let _ = write!(
         h,
@@ -89,9 +90,9 @@ pub fn write(
     if let (Some(a), Some(b)) = (s.first, s.last) {
         let _ = writeln!(
             h,
-            "<p>Turns dated {} to {} (UTC); trend by {}.</p>",
-            esc(&a.to_string()),
-            esc(&b.to_string()),
+            "<p>Turns dated {} to {}; trend by {}.</p>",
+            esc(&s.show(a)),
+            esc(&s.show(b)),
             if s.period == super::report::Period::Day {
                 "day"
             } else {

@@ -13,12 +13,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use stopgate::archive::{FileReport, Finding, TurnReport};
 
-/// How long one period of the trend is.
+/// How long one period of the trend is, in the report's time zone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Period {
-    /// A calendar day (UTC).
+    /// A calendar day.
     Day,
-    /// A week starting on Monday (UTC).
+    /// A week starting on Monday.
     Week,
 }
 
@@ -137,6 +137,8 @@ pub struct Summary {
     pub first: Option<jiff::Timestamp>,
     /// See `first`.
     pub last: Option<jiff::Timestamp>,
+    /// The zone days and weeks are counted in (`--tz`).
+    pub tz: jiff::tz::TimeZone,
 }
 
 /// The project of a file: the last part of the folder its session ran in,
@@ -175,8 +177,8 @@ pub fn session_label(report: &FileReport) -> String {
 }
 
 impl Summary {
-    /// Count the turns of `reports`.
-    pub fn of(reports: &[FileReport]) -> Summary {
+    /// Count the turns of `reports`, with days and weeks in `tz`.
+    pub fn of(reports: &[FileReport], tz: &jiff::tz::TimeZone) -> Summary {
         let stamp = |t: &TurnReport| {
             t.timestamp
                 .as_deref()
@@ -194,7 +196,7 @@ impl Summary {
         };
         let period = if span_days > 31 { Period::Week } else { Period::Day };
         let start_of = |t: jiff::Timestamp| {
-            let date = t.to_zoned_datetime(jiff::tz::TimeZone::UTC).date();
+            let date = t.to_zoned_datetime(tz.clone()).date();
             let date = match period {
                 Period::Day => date,
                 Period::Week => {
@@ -213,6 +215,7 @@ impl Summary {
             period,
             first,
             last,
+            tz: tz.clone(),
         };
         for r in reports {
             let project = project_label(r);
@@ -231,6 +234,15 @@ impl Summary {
             }
         }
         s
+    }
+}
+
+impl Summary {
+    /// An instant as the report shows it: to the minute, in its zone.
+    pub fn show(&self, t: jiff::Timestamp) -> String {
+        t.to_zoned_datetime(self.tz.clone())
+            .strftime("%Y-%m-%d %H:%M %:z")
+            .to_string()
     }
 }
 

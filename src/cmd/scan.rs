@@ -229,10 +229,10 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         choice,
     ));
     let written = match args.format {
-        Format::Table => {
-            write_table(&mut out, &reports, &walked, elapsed, threads)
-                .and_then(|()| write_range(&mut out, since, until, &args.tz))
-        }
+        Format::Table => write_table(
+            &mut out, &reports, &walked, elapsed, threads, &args.tz,
+        )
+        .and_then(|()| write_range(&mut out, since, until, &args.tz)),
         Format::Jsonl => write_jsonl(&mut out, &reports, args.all_turns),
         Format::Csv => write_csv(&mut out, &reports, args.all_turns),
         Format::Html => {
@@ -244,7 +244,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
                 elapsed.as_secs_f64(),
                 jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M UTC")
             );
-            super::html::write(&mut out, &reports, &scanned)
+            super::html::write(&mut out, &reports, &scanned, &args.tz)
         }
     };
     match written.and_then(|()| out.flush()) {
@@ -527,6 +527,7 @@ fn write_table(
     walked: &archive::Walked,
     elapsed: Duration,
     threads: usize,
+    tz: &jiff::tz::TimeZone,
 ) -> io::Result<()> {
     let turns: Vec<&TurnReport> =
         reports.iter().flat_map(|r| &r.turns).collect();
@@ -602,14 +603,14 @@ fn write_table(
             paint(if n > 0 { BAD } else { GOOD }, &n.to_string())
         },
     )?;
-    let summary = Summary::of(reports);
+    let summary = Summary::of(reports, tz);
     if let (Some(a), Some(b)) = (summary.first, summary.last) {
-        let day = |t: jiff::Timestamp| {
-            t.to_zoned_datetime(jiff::tz::TimeZone::UTC)
-                .strftime("%Y-%m-%d %H:%M UTC")
-                .to_string()
-        };
-        writeln!(out, "turns dated {} to {}", day(a), day(b))?;
+        writeln!(
+            out,
+            "turns dated {} to {}",
+            summary.show(a),
+            summary.show(b)
+        )?;
     }
     writeln!(out)?;
     writeln!(
