@@ -20,6 +20,30 @@ fn stopgate(home: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Run `bin` as a user would inside `project` (also `$CLAUDE_PROJECT_DIR`),
+/// with `PATH` set to `path`.
+fn in_project(
+    bin: &Path,
+    home: &Path,
+    project: &Path,
+    path: &str,
+    args: &[&str],
+) -> Output {
+    Command::new(bin)
+        .args(args)
+        .env("HOME", home)
+        .env("STOPGATE_STATE_DIR", home.join("state"))
+        .env("CLAUDE_PROJECT_DIR", project)
+        .env("PATH", path)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("STOPGATE_CONFIG")
+        .env_remove("CLAUDE_CODE_ENTRYPOINT")
+        .current_dir(project)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn install_merges_is_idempotent_and_uninstall_restores() {
     let home = tempfile::tempdir().unwrap();
@@ -406,19 +430,7 @@ fn project_scope_writes_no_path_of_this_machine() {
     let project = home.path().join("proj");
     std::fs::create_dir_all(&project).unwrap();
     let run = |bin: &Path, args: &[&str], path: &str| {
-        Command::new(bin)
-            .args(args)
-            .env("HOME", home.path())
-            .env("STOPGATE_STATE_DIR", home.path().join("state"))
-            .env("CLAUDE_PROJECT_DIR", &project)
-            .env("PATH", path)
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("STOPGATE_CONFIG")
-            .env_remove("CLAUDE_CODE_ENTRYPOINT")
-            .current_dir(&project)
-            .output()
-            .unwrap()
+        in_project(bin, home.path(), &project, path, args)
     };
     let settings = project.join(".claude/settings.json");
     let command = |settings: &Path| {
@@ -481,21 +493,12 @@ fn doctor_reports_every_scope() {
     let home = tempfile::tempdir().unwrap();
     let bin_dir =
         Path::new(BIN).parent().unwrap().to_str().unwrap().to_string();
+    let project = home.path().join("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let path = format!("{bin_dir}:/usr/bin:/bin");
     let run = |args: &[&str]| {
-        Command::new(BIN)
-            .args(args)
-            .env("HOME", home.path())
-            .env("STOPGATE_STATE_DIR", home.path().join("state"))
-            .env("CLAUDE_PROJECT_DIR", home.path().join("proj"))
-            .env("PATH", format!("{bin_dir}:/usr/bin:/bin"))
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("STOPGATE_CONFIG")
-            .env_remove("CLAUDE_CODE_ENTRYPOINT")
-            .output()
-            .unwrap()
+        in_project(Path::new(BIN), home.path(), &project, &path, args)
     };
-    std::fs::create_dir_all(home.path().join("proj")).unwrap();
     for scope in ["user", "project", "local"] {
         assert!(
             run(&["install", "--scope", scope]).status.success(),

@@ -52,6 +52,20 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Every turn of `fixtures/` as JSONL, with `args` added.
+fn all_turns(args: &[&str]) -> String {
+    let mut all = vec!["--format", "jsonl", "--all-turns", "--no-progress"];
+    all.extend_from_slice(args);
+    all.push("fixtures/");
+    let out = scan(&all);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 #[test]
 fn fixtures_match_the_expected_jsonl_on_every_thread_count_and_chunk() {
     let expected =
@@ -64,17 +78,7 @@ fn fixtures_match_the_expected_jsonl_on_every_thread_count_and_chunk() {
         &["--threads", "1", "--chunk-size", "4096"],
         &["--threads", "2", "--chunk-size", "1048576"],
     ] {
-        let mut all =
-            vec!["--format", "jsonl", "--all-turns", "--no-progress"];
-        all.extend_from_slice(args);
-        all.push("fixtures/");
-        let out = scan(&all);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let got = String::from_utf8(out.stdout).unwrap();
+        let got = all_turns(args);
         if got != expected {
             for (g, e) in got.lines().zip(expected.lines()) {
                 assert_eq!(g, e, "{args:?}");
@@ -417,19 +421,7 @@ fn non_utf8_names_are_written_faithfully() {
 /// span; the range is stated under the table.
 #[test]
 fn dates_in_every_form_and_zone() {
-    let count = |args: &[&str]| {
-        let mut all =
-            vec!["--format", "jsonl", "--all-turns", "--no-progress"];
-        all.extend_from_slice(args);
-        all.push("fixtures/");
-        let out = scan(&all);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap().lines().count()
-    };
+    let count = |args: &[&str]| all_turns(args).lines().count();
     let all = count(&[]);
     assert!(all > 0);
     // Every fixture turn is on 2026-03-20 UTC, between 10:00 and 11:00.

@@ -132,33 +132,43 @@ fn summary_section(h: &mut String, c: &Counts) {
     h.push_str("</tbody></table>\n");
 }
 
+/// The header cells the per-project and per-period tables share.
+const COUNT_HEADS: &str = "<th class=\"n\">change turns</th><th class=\"n\">audited</th>\
+     <th class=\"n\">by marker</th><th class=\"n\">in plain language</th>\
+     <th class=\"n\">unaudited</th><th class=\"n\">hollow</th><th class=\"n\">deferral</th>\
+     <th class=\"n\">capitulation</th><th class=\"n\">unverified claim</th>";
+
+/// The cells under [`COUNT_HEADS`] for `c`.
+fn count_cells(c: &Counts) -> String {
+    [
+        c.change_turns.to_string(),
+        percent(c.audited_share()),
+        c.marker.to_string(),
+        c.plain.to_string(),
+        c.unaudited.to_string(),
+        c.hollow.to_string(),
+        c.of(Finding::Deferral).to_string(),
+        c.of(Finding::Capitulation).to_string(),
+        c.of(Finding::UnverifiedClaim).to_string(),
+    ]
+    .iter()
+    .map(|v| format!("<td class=\"n\">{v}</td>"))
+    .collect()
+}
+
 fn project_section(h: &mut String, s: &Summary) {
-    h.push_str(
+    let _ = writeln!(
+        h,
         "<h2>By project</h2>\n<table class=\"sortable\" id=\"projects\"><thead><tr>\
-         <th>project</th><th class=\"n\">sessions</th><th class=\"n\">change turns</th>\
-         <th class=\"n\">audited</th><th class=\"n\">by marker</th>\
-         <th class=\"n\">in plain language</th><th class=\"n\">unaudited</th><th class=\"n\">hollow</th>\
-         <th class=\"n\">deferral</th><th class=\"n\">capitulation</th>\
-         <th class=\"n\">unverified claim</th></tr></thead><tbody>\n",
+         <th>project</th><th class=\"n\">sessions</th>{COUNT_HEADS}</tr></thead><tbody>"
     );
     for (project, c) in &s.by_project {
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            "<tr><td>{}</td><td class=\"n\">{}</td>{}</tr>",
             esc(project),
             c.sessions.len(),
-            c.change_turns,
-            percent(c.audited_share()),
-            c.marker,
-            c.plain,
-            c.unaudited,
-            c.hollow,
-            c.of(Finding::Deferral),
-            c.of(Finding::Capitulation),
-            c.of(Finding::UnverifiedClaim),
+            count_cells(c)
         );
     }
     h.push_str("</tbody></table>\n");
@@ -232,36 +242,20 @@ fn chart(
 }
 
 fn period_section(h: &mut String, s: &Summary) {
-    let _ = write!(
+    let noun = s.period.noun();
+    let _ = writeln!(
         h,
-        "<h2>By {}</h2>\n<table class=\"sortable\" id=\"periods\"><thead><tr>\
-         <th>{}</th><th class=\"n\">change turns</th><th class=\"n\">audited</th>\
-         <th class=\"n\">by marker</th><th class=\"n\">in plain language</th>\
-         <th class=\"n\">unaudited</th><th class=\"n\">hollow</th><th class=\"n\">deferral</th>\
-         <th class=\"n\">capitulation</th><th class=\"n\">unverified claim</th><th>trend</th>\
-         </tr></thead><tbody>\n",
-        s.period.noun(),
-        s.period.noun()
+        "<h2>By {noun}</h2>\n<table class=\"sortable\" id=\"periods\"><thead><tr>\
+         <th>{noun}</th>{COUNT_HEADS}<th>trend</th></tr></thead><tbody>"
     );
     let mut before = None;
     for (start, c) in &s.by_period {
         let share = c.audited_share();
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td>{}<td>{}</td></tr>",
             esc(start),
-            c.change_turns,
-            percent(share),
-            c.marker,
-            c.plain,
-            c.unaudited,
-            c.hollow,
-            c.of(Finding::Deferral),
-            c.of(Finding::Capitulation),
-            c.of(Finding::UnverifiedClaim),
+            count_cells(c),
             esc(&trend(before, share))
         );
         before = share.or(before);

@@ -22,7 +22,7 @@ use crate::keywords::KeywordSet;
 use crate::transcript::TurnKind;
 
 use super::patterns::PatternSet;
-use super::plain::PlainAudit;
+use super::plain::{paragraph, PlainAudit};
 use super::sentence::sentence_bounds;
 use super::Facts;
 
@@ -149,12 +149,6 @@ pub fn plain_is_stock(
         &text[audit.span.end..end]
     );
     weight(&strip(stock, &without_lead)) < min_specific
-}
-
-/// The rest of the paragraph that starts `s`, at most 600 bytes of it.
-fn paragraph(s: &str) -> &str {
-    let s = &s[..super::sentence::floor_boundary(s, 600)];
-    s.find("\n\n").map_or(s, |i| &s[..i])
 }
 
 /// Whether `text` claims verification that nothing in the turn backs.

@@ -37,7 +37,7 @@
 use crate::error::Error;
 use crate::keywords::KeywordSet;
 
-use super::sentence::sentence_bounds_within;
+use super::sentence::{is_word_at, sentence_bounds_within};
 
 /// One pattern of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,14 +225,7 @@ fn holds(hay: &str, word: &str) -> bool {
     if !word.is_ascii() || word.starts_with("n'") {
         return hay.contains(word);
     }
-    let b = hay.as_bytes();
-    let alnum = |i: Option<&u8>| i.is_some_and(|c| c.is_ascii_alphanumeric());
-    hay.match_indices(word).any(|(i, _)| {
-        let head = word.as_bytes()[0].is_ascii_alphanumeric();
-        let tail = word.as_bytes()[word.len() - 1].is_ascii_alphanumeric();
-        (!head || i == 0 || !alnum(b.get(i - 1)))
-            && (!tail || !alnum(b.get(i + word.len())))
-    })
+    hay.match_indices(word).any(|(i, _)| is_word_at(hay, i, word.len()))
 }
 
 /// The start of the clause that holds byte `at`, looking back at most
@@ -358,15 +351,7 @@ impl PatternSet {
         // The proximity search below relies on the order by start.
         hits.sort_unstable_by_key(|h| (h.start, h.end));
         let is = |h: &Hit<'_>, s: &str| h.keyword.eq_ignore_ascii_case(s);
-        let bounded = |h: &Hit<'_>| {
-            let word =
-                |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
-            let k = h.keyword;
-            (!word(k.chars().next())
-                || !word(text[..h.start].chars().next_back()))
-                && (!word(k.chars().next_back())
-                    || !word(text[h.end..].chars().next()))
-        };
+        let bounded = |h: &Hit<'_>| is_word_at(text, h.start, h.end - h.start);
         let live =
             |h: &Hit<'_>| bounded(h) && !self.cancelled(text, h.start, h.end);
         self.rules

@@ -23,7 +23,7 @@
 
 use super::lang::LangTable;
 use super::patterns::LazyKeywords;
-use super::sentence::{floor_boundary, sentence_bounds_within};
+use super::sentence::{floor_boundary, is_word_at, sentence_bounds_within};
 use crate::error::Error;
 use crate::keywords::{KeywordMatch, KeywordSet};
 
@@ -283,17 +283,6 @@ fn word_bounded(text: &str, set: &KeywordSet, m: KeywordMatch) -> bool {
     is_word_at(text, m.start(), m.end() - m.start())
 }
 
-/// Whether `text[at..at + len]` is not glued to ASCII letters or digits.
-fn is_word_at(text: &str, at: usize, len: usize) -> bool {
-    let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
-    let s = &text[at..at + len];
-    let glued_before = s.starts_with(|c: char| c.is_ascii_alphanumeric())
-        && word(text[..at].chars().next_back());
-    let glued_after = s.ends_with(|c: char| c.is_ascii_alphanumeric())
-        && word(text[at + len..].chars().next());
-    !(glued_before || glued_after)
-}
-
 /// The text after a heading's colon (or one of `ends`), when it follows
 /// the heading within its clause.
 fn after_heading<'t>(
@@ -347,7 +336,7 @@ fn heading_line(text: &str, m: KeywordMatch) -> Option<&str> {
 
 /// The start of `s` up to its paragraph's end, at most
 /// [`REFERENT_WITHIN`] bytes.
-fn paragraph(s: &str) -> &str {
+pub(crate) fn paragraph(s: &str) -> &str {
     let s = &s[..floor_boundary(s, REFERENT_WITHIN)];
     s.find("\n\n").map_or(s, |i| &s[..i])
 }

@@ -1,4 +1,5 @@
-//! Where a sentence starts and ends: the one rule every gate uses.
+//! Where a sentence starts and ends, and where a word does: the rules every
+//! gate uses.
 //!
 //! CJK sentence ends (`。！？`) and line breaks always end a sentence;
 //! ASCII ones (`.!?`) only before whitespace or the end of the text, so a
@@ -50,6 +51,17 @@ pub(crate) fn floor_boundary(s: &str, n: usize) -> usize {
 /// The smallest char boundary of `s` at or above `n`.
 fn ceil_boundary(s: &str, n: usize) -> usize {
     (n..=s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(s.len())
+}
+
+/// Whether `text[at..at + len]` is not glued to ASCII letters or digits.
+pub(crate) fn is_word_at(text: &str, at: usize, len: usize) -> bool {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    let s = &text[at..at + len];
+    let glued_before = s.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && word(text[..at].chars().next_back());
+    let glued_after = s.ends_with(|c: char| c.is_ascii_alphanumeric())
+        && word(text[at + len..].chars().next());
+    !(glued_before || glued_after)
 }
 
 #[cfg(test)]
