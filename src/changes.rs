@@ -24,14 +24,23 @@
 
 use crate::transcript::ToolCall;
 
-/// The tools that change files whatever their input.
-pub const EDIT_TOOLS: &[&str] =
-    &["Write", "Edit", "MultiEdit", "NotebookEdit"];
+/// The tools that change files whatever their input: Claude Code's
+/// `Write`, `Edit`, `MultiEdit` and `NotebookEdit`, Codex CLI's
+/// `apply_patch`, and Gemini CLI's `write_file` and `replace`.
+pub const EDIT_TOOLS: &[&str] = &[
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "NotebookEdit",
+    "apply_patch",
+    "write_file",
+    "replace",
+];
 
 /// Why a tool use counts as a file change.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub enum ChangeReason {
-    /// An editing tool: `Write`, `Edit`, `MultiEdit` or `NotebookEdit`.
+    /// An editing tool, one of [`EDIT_TOOLS`].
     EditTool,
     /// Output redirected to a file with `>`, `>>`, `&>` or similar.
     Redirect,
@@ -41,13 +50,66 @@ pub enum ChangeReason {
     Subagent,
 }
 
-/// The tools that run a shell command, judged by [`bash_changes_files`].
-pub const SHELL_TOOLS: &[&str] = &["Bash"];
+/// The tools that run a shell command, judged by [`bash_changes_files`]:
+/// Claude Code's `Bash` (which is also the name Codex CLI's hooks see for
+/// its shell tools), Gemini CLI's `run_shell_command`, and the names Codex
+/// CLI's rollouts record (`exec_command`, `shell`, `shell_command`,
+/// `local_shell`).
+pub const SHELL_TOOLS: &[&str] = &[
+    "Bash",
+    "run_shell_command",
+    "exec_command",
+    "shell",
+    "shell_command",
+    "local_shell",
+];
+
+/// The shell command of a tool use, for a tool in [`SHELL_TOOLS`].
+///
+/// The command is `input.command` as a string (Claude Code, Gemini CLI,
+/// and Codex CLI's hook input), `input.cmd` (Codex CLI's `exec_command`),
+/// or `input.command` as an argument vector (Codex CLI's `shell`), which
+/// is joined with spaces unless it is `[shell, "-c"/"-lc", script]`, whose
+/// script is the command.
+///
+/// ```
+/// use serde_json::json;
+/// use stopgate::changes::shell_command;
+///
+/// assert_eq!(shell_command("Bash", &json!({"command": "ls"})).as_deref(), Some("ls"));
+/// assert_eq!(shell_command("exec_command", &json!({"cmd": "ls"})).as_deref(), Some("ls"));
+/// let argv = json!({"command": ["bash", "-lc", "echo hi > f"]});
+/// assert_eq!(shell_command("shell", &argv).as_deref(), Some("echo hi > f"));
+/// assert_eq!(shell_command("Read", &json!({"command": "ls"})), None);
+/// ```
+pub fn shell_command<'a>(
+    name: &str,
+    input: &'a serde_json::Value,
+) -> Option<std::borrow::Cow<'a, str>> {
+    use std::borrow::Cow;
+
+    if !SHELL_TOOLS.contains(&name) {
+        return None;
+    }
+    let command = input.get("command").or_else(|| input.get("cmd"))?;
+    if let Some(s) = command.as_str() {
+        return Some(Cow::Borrowed(s));
+    }
+    let argv: Vec<&str> =
+        command.as_array()?.iter().filter_map(|a| a.as_str()).collect();
+    match argv.as_slice() {
+        [_, flag, script] if matches!(*flag, "-c" | "-lc") => {
+            Some(Cow::Borrowed(*script))
+        }
+        [] => None,
+        words => Some(Cow::Owned(words.join(" "))),
+    }
+}
 
 /// Whether a tool use with this name and input changes files.
 ///
-/// `input` is the tool's JSON input; for `Bash` its `command` string is
-/// judged by [`bash_changes_files`].
+/// `input` is the tool's JSON input; for a shell tool its command
+/// ([`shell_command`]) is judged by [`bash_changes_files`].
 ///
 /// # Example
 ///
@@ -66,13 +128,7 @@ pub fn tool_changes_files(
     if EDIT_TOOLS.contains(&name) {
         return Some(ChangeReason::EditTool);
     }
-    if SHELL_TOOLS.contains(&name) {
-        return input
-            .get("command")
-            .and_then(|c| c.as_str())
-            .and_then(bash_changes_files);
-    }
-    None
+    shell_command(name, input).and_then(|c| bash_changes_files(&c))
 }
 
 /// The index of the last tool use in `uses` that changes files.

@@ -11,13 +11,19 @@
 //! Nothing here knows about hooks, settings files or the command line, so
 //! another tool can link this module alone.
 
+mod codex;
+mod format;
+mod gemini;
 mod lines;
 mod query;
+mod reader;
 mod record;
 mod sniff;
 mod source;
 mod turn;
 
+pub use self::format::Format;
+pub use self::gemini::OWN_REASON;
 pub use self::lines::{Line, Lines, RevLines};
 pub use self::query::{
     FinalMessage, FinalText, ENTRYPOINT_HEAD_BYTES, ENTRYPOINT_LINES,
@@ -28,6 +34,7 @@ pub use self::record::{
     RecordType, StopHookSummary, ToolResult, ToolUse,
 };
 pub use self::sniff::{quick_type, top_level_type, Sniff};
+pub use self::reader::TurnReader;
 pub use self::source::Transcript;
 pub use self::turn::{
     is_real_prompt, safe_id, Chain, LinePos, Prompt, StopBlocks, ToolCall,

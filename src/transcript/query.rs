@@ -16,6 +16,7 @@ use std::ops::ControlFlow;
 
 use memchr::memmem;
 
+use super::format::Format;
 use super::lines::{Line, Lines, RevLines};
 use super::record::{Block, Content, Record, RecordParser, RecordType};
 use super::source::Transcript;
@@ -131,6 +132,9 @@ impl Transcript {
     /// assert_eq!(last.message_id(), Some("m1"));
     /// ```
     pub fn final_assistant_text(&self) -> Option<FinalText> {
+        if Format::of(self.as_bytes()) != Format::Claude {
+            return self.final_text_of_turns();
+        }
         let base = self.base_offset();
         let mut parser = RecordParser::new();
         let mut found = None;
@@ -165,6 +169,15 @@ impl Transcript {
     /// its blocks are the text blocks of main-chain assistant lines that
     /// share its `message.id`, in file order.
     pub fn final_message(&self) -> Option<FinalMessage> {
+        if Format::of(self.as_bytes()) != Format::Claude {
+            let last = self.final_text_of_turns()?;
+            return Some(FinalMessage {
+                offset: last.offset,
+                skipped_corrupt: last.skipped_corrupt,
+                message_id: None,
+                blocks: vec![last.text],
+            });
+        }
         let base = self.base_offset();
         let mut parser = RecordParser::new();
         let mut state: Option<FinalMessage> = None;
@@ -215,6 +228,26 @@ impl Transcript {
         let mut msg = state?;
         msg.skipped_corrupt = corrupt;
         Some(msg)
+    }
+
+    /// The final text of a Codex or Gemini transcript, read through the
+    /// turn model: the current turn's, else the last turn's that has one.
+    fn final_text_of_turns(&self) -> Option<FinalText> {
+        let current = self.current_turn(super::turn::Chain::Main);
+        let turn = match current.final_text() {
+            Some(_) => current,
+            None => self
+                .turns(super::turn::Chain::Main)
+                .into_iter()
+                .rev()
+                .find(|t| t.final_text().is_some())?,
+        };
+        Some(FinalText {
+            text: turn.final_text()?.to_string(),
+            message_id: None,
+            offset: turn.final_text_offset()?,
+            skipped_corrupt: turn.skipped_corrupt(),
+        })
     }
 
     /// The session's `entrypoint`, such as `cli` or `sdk-cli`.
@@ -314,6 +347,10 @@ pub(crate) fn entrypoint_in_head(
     whole_is_cut: bool,
 ) -> HeadScan {
     let head = &whole[..whole.len().min(ENTRYPOINT_HEAD_BYTES)];
+    if Format::of(head) == Format::Codex {
+        // The rollout's first line says where the session came from.
+        return HeadScan::Answer(super::codex::entrypoint(head));
+    }
     let head_is_cut = whole_is_cut || head.len() < whole.len();
     // A window shorter than the bound may cut a line the bound would hold.
     let short_window = whole_is_cut && head.len() < ENTRYPOINT_HEAD_BYTES;

@@ -48,8 +48,10 @@ use std::path::{Path, PathBuf};
 
 use memchr::memmem;
 
+use super::format::Format;
 use super::lines::Lines;
 use super::query::{is_blank, walk_rev};
+use super::reader::TurnReader;
 use super::record::{Block, Content, Record, RecordParser, RecordType};
 use super::sniff::quick_type;
 use super::source::Transcript;
@@ -224,6 +226,10 @@ impl Turn {
         self.skipped_corrupt
     }
 
+    pub(super) fn add_corrupt(&mut self, n: usize) {
+        self.skipped_corrupt += n;
+    }
+
     /// Read the files of the subagents this turn launched, and count their
     /// file changes as the turn's.
     ///
@@ -364,11 +370,8 @@ impl ToolCall {
         offset: u64,
         block: usize,
     ) -> ToolCall {
-        let command = input
-            .get("command")
-            .and_then(|c| c.as_str())
-            .filter(|_| crate::changes::SHELL_TOOLS.contains(&name))
-            .map(str::to_string);
+        let command =
+            crate::changes::shell_command(name, input).map(|c| c.into_owned());
         let key = match id.filter(|i| !i.is_empty()) {
             Some(id) => id.to_string(),
             None => format!("noid:{offset}:{block}"),
@@ -614,7 +617,7 @@ impl TurnBuilder {
 
     /// A builder whose first turn gets number `first` (0 when the reader
     /// does not start at the file's start, so numbers are unknown).
-    fn numbered_from(chain: Chain, first: usize) -> TurnBuilder {
+    pub(super) fn numbered_from(chain: Chain, first: usize) -> TurnBuilder {
         TurnBuilder {
             chain,
             open: Turn::default(),
@@ -659,26 +662,9 @@ impl TurnBuilder {
             return None;
         }
         if let Some(kind) = turn_start(rec) {
-            let done = self.take();
-            self.unanswered_launches = 0;
-            self.started = true;
-            let text = user_text(rec);
-            self.open.kind = kind;
-            self.open.index = self.next_index;
-            self.next_index += usize::from(self.next_index > 0);
-            self.open.timestamp = rec.timestamp().map(str::to_string);
-            self.open.prompt = Some(Prompt {
-                text,
-                offset: pos.offset,
-                line: pos.line,
-                timestamp: rec.timestamp().map(str::to_string),
-            });
-            return done;
+            return self.begin(kind, user_text(rec), rec.timestamp(), pos);
         }
-        self.started = true;
-        if self.open.timestamp.is_none() {
-            self.open.timestamp = rec.timestamp().map(str::to_string);
-        }
+        self.note(rec.timestamp());
         match rec.record_type() {
             RecordType::Assistant => self.assistant(rec, pos),
             RecordType::User => self.user(rec),
@@ -711,6 +697,74 @@ impl TurnBuilder {
     pub fn finish(mut self) -> Option<Turn> {
         self.take()
     }
+
+    /// A prompt of `kind` starts a turn; the previous one is returned,
+    /// finished. The other formats' readers feed the builder through this
+    /// and the methods below, so every format builds the same [`Turn`].
+    pub(super) fn begin(
+        &mut self,
+        kind: TurnKind,
+        text: String,
+        timestamp: Option<&str>,
+        pos: LinePos,
+    ) -> Option<Turn> {
+        let done = self.take();
+        self.unanswered_launches = 0;
+        self.started = true;
+        self.open.kind = kind;
+        self.open.index = self.next_index;
+        self.next_index += usize::from(self.next_index > 0);
+        self.open.timestamp = timestamp.map(str::to_string);
+        self.open.prompt = Some(Prompt {
+            text,
+            offset: pos.offset,
+            line: pos.line,
+            timestamp: timestamp.map(str::to_string),
+        });
+        done
+    }
+
+    /// A record of the open turn was read: the turn has started, and its
+    /// first timestamp is kept.
+    pub(super) fn note(&mut self, timestamp: Option<&str>) {
+        self.started = true;
+        if self.open.timestamp.is_none() {
+            self.open.timestamp = timestamp.map(str::to_string);
+        }
+    }
+
+    /// The agent used a tool.
+    pub(super) fn tool(&mut self, call: ToolCall) {
+        self.started = true;
+        self.open.any_assistant = true;
+        self.open.tool_uses.push(call);
+    }
+
+    /// The agent said `text`, at `pos`; blank text is passed over.
+    pub(super) fn said(&mut self, text: &str, pos: LinePos) {
+        self.started = true;
+        self.open.any_assistant = true;
+        if !is_blank(text) {
+            self.open.final_text = Some(TextAt {
+                text: text.to_string(),
+                offset: pos.offset,
+                line: pos.line,
+            });
+        }
+    }
+
+    /// A Stop hook blocked, and its reason came back as a message.
+    pub(super) fn stop_feedback(&mut self) {
+        self.started = true;
+        self.open.stop_blocks.feedback += 1;
+    }
+
+    /// The user interrupted the agent.
+    pub(super) fn interrupted(&mut self) {
+        self.started = true;
+        self.open.kind = TurnKind::Interrupted;
+    }
+
 
     fn take(&mut self) -> Option<Turn> {
         let mut turn = std::mem::take(&mut self.open);
@@ -943,6 +997,9 @@ impl Transcript {
     /// ```
     pub fn current_turn(&self, chain: Chain) -> Turn {
         let bytes = self.as_bytes();
+        if Format::of(bytes) != Format::Claude {
+            return self.current_turn_forward(chain);
+        }
         let mut parser = RecordParser::new();
         let mut start = None;
         let corrupt =
@@ -962,6 +1019,28 @@ impl Transcript {
         turn
     }
 
+    /// The current turn of a Codex or Gemini transcript, whose lines
+    /// cannot be judged walking backwards (a Gemini log is replayed): tail
+    /// windows of 64 KiB, 128 KiB, … of the bytes are read forward until
+    /// one holds the turn's prompt, so the cost is the turn's.
+    fn current_turn_forward(&self, chain: Chain) -> Turn {
+        let bytes = self.as_bytes();
+        let mut window = TURN_WINDOW as usize;
+        loop {
+            let start = line_start_after(bytes, bytes.len().saturating_sub(window));
+            let mut lost = false;
+            let turn = self
+                .turns_from_tracking(chain, start, &mut lost, |_| {
+                    ControlFlow::Continue(())
+                })
+                .unwrap_or_default();
+            if start == 0 || (turn.prompt().is_some() && !lost) {
+                return turn;
+            }
+            window = window.saturating_mul(2);
+        }
+    }
+
     /// Every turn of the transcript on `chain`, in order.
     pub fn turns(&self, chain: Chain) -> Vec<Turn> {
         let mut out = vec![];
@@ -973,49 +1052,69 @@ impl Transcript {
         out
     }
 
-    /// Feed the lines from byte `from` on to a builder; hand finished turns
-    /// to `each`, and return the last, unfinished one.
+    /// Feed the lines from byte `from` on to a reader of the transcript's
+    /// format; hand finished turns to `each`, and return the last,
+    /// unfinished one.
     ///
     /// Turns and lines are numbered only when `from` is the file's start.
     fn turns_from(
         &self,
         chain: Chain,
         from: usize,
+        each: impl FnMut(Turn) -> ControlFlow<()>,
+    ) -> Option<Turn> {
+        self.turns_from_tracking(chain, from, &mut false, each)
+    }
+
+    /// [`Transcript::turns_from`], which also says whether the lines
+    /// referred to history before `from` ([`TurnReader::lost_history`]).
+    fn turns_from_tracking(
+        &self,
+        chain: Chain,
+        from: usize,
+        lost_history: &mut bool,
         mut each: impl FnMut(Turn) -> ControlFlow<()>,
     ) -> Option<Turn> {
-        let bytes = self.as_bytes();
+        let bytes = &self.as_bytes()[from..];
         let base = self.base_offset();
         let numbered = self.has_head() && from == 0;
         let mut line_no = numbered.then_some(0u64);
-        let mut builder =
-            TurnBuilder::numbered_from(chain, usize::from(numbered));
-        let mut parser = RecordParser::new();
-        let mut corrupt = 0;
-        for line in Lines::new(&bytes[from..]) {
+        let mut reader = TurnReader::numbered_from(
+            Format::of(bytes),
+            chain,
+            usize::from(numbered),
+        );
+        for line in Lines::new(bytes) {
             line_no = line_no.map(|n| n + 1);
-            if line.is_empty() || !builder.wants(line.as_bytes()) {
-                continue;
-            }
-            parser.reset();
-            match parser.parse(line.as_bytes()) {
-                Ok(rec) => {
-                    let pos = LinePos {
-                        offset: base + (from + line.offset()) as u64,
-                        line: line_no,
-                    };
-                    if let Some(mut done) = builder.push(&rec, pos) {
-                        done.skipped_corrupt = std::mem::take(&mut corrupt);
-                        if each(done).is_break() {
-                            return None;
-                        }
-                    }
+            let pos = LinePos {
+                offset: base + (from + line.offset()) as u64,
+                line: line_no,
+            };
+            let done =
+                reader.line(line.as_bytes(), line.is_terminated(), pos);
+            if let Some(done) = done {
+                if each(done).is_break() {
+                    return None;
                 }
-                Err(_) if line.is_terminated() => corrupt += 1,
-                Err(_) => {}
             }
         }
-        let mut last = builder.finish()?;
-        last.skipped_corrupt += corrupt;
-        Some(last)
+        *lost_history = reader.lost_history();
+        let mut rest = reader.finish();
+        let last = rest.pop();
+        for t in rest {
+            if each(t).is_break() {
+                return None;
+            }
+        }
+        last
     }
+}
+
+/// The start of the first line at or after `at`: `at` itself when it is
+/// the start of the bytes or follows a newline.
+fn line_start_after(bytes: &[u8], at: usize) -> usize {
+    if at == 0 || bytes.get(at - 1) == Some(&b'\n') {
+        return at;
+    }
+    memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1)
 }

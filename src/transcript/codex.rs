@@ -1,0 +1,195 @@
+//! Codex CLI rollouts, read into the one turn model.
+//!
+//! A rollout (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`) holds one
+//! `{"timestamp":…,"type":…,"payload":{…}}` object per line. The model's
+//! history is in the `response_item` lines, and that is all a turn needs:
+//!
+//! * a `message` of role `user` is a prompt, unless the harness wrote it:
+//!   its content items carry `provenance: {"type": "harness"}` (older
+//!   rollouts carry no provenance, so the harness's wrappers such as
+//!   `<environment_context>` are recognised by their text too). A Stop
+//!   hook's block comes back as a harness message wrapped in
+//!   `<hook_prompt …>`, which counts as a block, not a prompt;
+//! * a `message` of role `assistant` is what the agent said;
+//! * `function_call` (`exec_command`, `shell`, …, with JSON `arguments`),
+//!   `custom_tool_call` (the freeform `apply_patch`) and
+//!   `local_shell_call` are tool uses, judged by the one rule table;
+//! * an `event_msg` of type `turn_aborted` means the user interrupted.
+//!
+//! The `event_msg` lines repeat what `response_item` lines say, and
+//! `world_state`, `turn_context` and token records are bookkeeping; none
+//! of them is parsed.
+//!
+//! The session's origin is in the `session_meta` line that opens the file:
+//! `payload.source` is `exec` for `codex exec`, which reads as the
+//! entrypoint `codex-exec` ([`entrypoint`]).
+
+use memchr::memmem;
+use serde_json::Value;
+
+use super::format::{content_text, ValueParser};
+use super::lines::Lines;
+use super::sniff::quick_type;
+use super::turn::{LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
+
+/// Texts the harness writes as user messages (older rollouts, which
+/// record no provenance).
+const HARNESS_PREFIXES: &[&str] = &[
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<skills_instructions>",
+    "<user_shell_command>",
+    "<turn_aborted>",
+    "# AGENTS.md instructions",
+];
+
+/// The wrapper of a Stop hook's block.
+const HOOK_PROMPT: &str = "<hook_prompt";
+
+/// Whether a rollout line is worth parsing.
+pub(super) fn wants(line: &[u8]) -> bool {
+    match quick_type(line) {
+        Some(b"response_item") => true,
+        Some(b"event_msg") => {
+            memmem::find(&line[..line.len().min(256)], b"\"turn_aborted\"")
+                .is_some()
+        }
+        Some(_) => false,
+        None => true,
+    }
+}
+
+/// Feed one parsed rollout line to `builder`; a finished turn is returned
+/// when the line starts the next.
+pub(super) fn push(
+    builder: &mut TurnBuilder,
+    v: &Value,
+    pos: LinePos,
+) -> Option<Turn> {
+    let timestamp = v.get("timestamp").and_then(Value::as_str);
+    let payload = v.get("payload")?;
+    let kind = payload.get("type").and_then(Value::as_str);
+    match v.get("type").and_then(Value::as_str)? {
+        "response_item" => {}
+        "event_msg" if kind == Some("turn_aborted") => {
+            builder.interrupted();
+            return None;
+        }
+        _ => return None,
+    }
+    let id = payload.get("call_id").and_then(Value::as_str);
+    match kind? {
+        "message" => {
+            let role = payload.get("role").and_then(Value::as_str);
+            let text = payload.get("content").and_then(content_text);
+            match (role, text) {
+                (Some("user"), Some(text)) => {
+                    let t = text.trim_start();
+                    if t.starts_with(HOOK_PROMPT) {
+                        builder.stop_feedback();
+                    } else if !is_harness(payload, t) {
+                        return builder.begin(
+                            TurnKind::Prompt,
+                            text,
+                            timestamp,
+                            pos,
+                        );
+                    }
+                }
+                (Some("assistant"), Some(text)) => {
+                    builder.note(timestamp);
+                    builder.said(&text, pos);
+                }
+                _ => {}
+            }
+        }
+        "function_call" => {
+            let name = payload.get("name").and_then(Value::as_str)?;
+            let args = payload.get("arguments");
+            let input = match args.and_then(Value::as_str) {
+                Some(s) => serde_json::from_str(s).unwrap_or(Value::Null),
+                None => args.cloned().unwrap_or(Value::Null),
+            };
+            builder.note(timestamp);
+            builder.tool(ToolCall::new(id, name, &input, pos.offset, 0));
+        }
+        "custom_tool_call" => {
+            let name = payload.get("name").and_then(Value::as_str)?;
+            let input = payload.get("input").cloned().unwrap_or(Value::Null);
+            let input = serde_json::json!({ "command": input });
+            builder.note(timestamp);
+            builder.tool(ToolCall::new(id, name, &input, pos.offset, 0));
+        }
+        "local_shell_call" => {
+            let command = payload
+                .get("action")
+                .and_then(|a| a.get("command"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            let input = serde_json::json!({ "command": command });
+            builder.note(timestamp);
+            builder.tool(ToolCall::new(
+                id,
+                "local_shell",
+                &input,
+                pos.offset,
+                0,
+            ));
+        }
+        _ => {}
+    }
+    None
+}
+
+/// Whether a user message was written by the harness, not the human.
+fn is_harness(payload: &Value, text: &str) -> bool {
+    let provenance = payload
+        .get("internal_chat_message_metadata_passthrough")
+        .and_then(|m| m.get("content_item_metadata"))
+        .and_then(Value::as_array)
+        .map(|items| {
+            items.iter().any(|i| {
+                i.get("provenance")
+                    .and_then(|p| p.get("type"))
+                    .and_then(Value::as_str)
+                    == Some("harness")
+            })
+        });
+    provenance.unwrap_or(false)
+        || HARNESS_PREFIXES.iter().any(|p| text.starts_with(p))
+}
+
+/// The entrypoint of a rollout whose head is `head`: `codex-<source>` from
+/// the `session_meta` line (`codex-exec` for `codex exec`, `codex-cli` for
+/// the TUI), `codex-subagent` for a subagent's rollout. `None` when the
+/// head holds no `session_meta` line.
+pub(super) fn entrypoint(head: &[u8]) -> Option<String> {
+    let mut parser = ValueParser::default();
+    let line = Lines::new(head)
+        .filter(|l| !l.is_empty())
+        .take(super::query::ENTRYPOINT_LINES)
+        .find(|l| quick_type(l.as_bytes()) == Some(b"session_meta"))?;
+    let v = parser.parse(line.as_bytes())?;
+    let source = v.get("payload")?.get("source")?;
+    Some(match source.as_str() {
+        Some(s) => format!("codex-{s}"),
+        None => "codex-subagent".to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_name_the_entrypoint() {
+        let exec = br#"{"timestamp":"t","type":"session_meta","payload":{"source":"exec"}}"#;
+        assert_eq!(entrypoint(exec).as_deref(), Some("codex-exec"));
+        let cli = br#"{"type":"session_meta","payload":{"source":"cli"}}"#;
+        assert_eq!(entrypoint(cli).as_deref(), Some("codex-cli"));
+        let sub = br#"{"type":"session_meta","payload":{"source":{"subagent":{}}}}"#;
+        assert_eq!(entrypoint(sub).as_deref(), Some("codex-subagent"));
+        assert_eq!(entrypoint(b"{\"type\":\"event_msg\"}"), None);
+    }
+}

@@ -1,0 +1,213 @@
+//! Which agent wrote a transcript: Claude Code, Codex CLI or Gemini CLI.
+//!
+//! The three clients keep JSON Lines transcripts of different shapes:
+//!
+//! * Claude Code writes one record per line, `{"type":"user"|"assistant"|…,
+//!   "message":{…}}`;
+//! * Codex CLI writes a *rollout*: `{"timestamp":…,"type":"session_meta"|
+//!   "response_item"|"event_msg"|…,"payload":{…}}`;
+//! * Gemini CLI writes an *event log* that is replayed: a metadata line
+//!   `{"sessionId":…,"projectHash":…}`, then message records
+//!   `{"id":…,"type":"user"|"gemini"|…,"content":…}` that a later line with
+//!   the same `id` replaces, and `{"$set":…}` and `{"$rewindTo":…}` lines.
+//!
+//! Each is read by its own reader ([`super::codex`], [`super::gemini`], and
+//! the Claude record parser), and every reader feeds the one turn model,
+//! so a turn gets the same verdict whichever agent worked in it.
+//!
+//! [`Format::of`] tells them apart from a few lines, read cheaply by their
+//! top-level `type`; a tail window that starts mid-file is enough, because
+//! every line of a format has that format's shape.
+
+use memchr::memmem;
+
+use super::lines::Lines;
+use super::sniff::{top_level_type, Sniff};
+
+/// The agent whose transcript format a file has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    /// Claude Code's JSONL transcript.
+    #[default]
+    Claude,
+    /// Codex CLI's rollout (`rollout-*.jsonl`).
+    Codex,
+    /// Gemini CLI's chat log (`session-*.jsonl`).
+    Gemini,
+}
+
+/// How many non-empty lines [`Format::of`] looks at.
+const PROBE_LINES: usize = 64;
+
+/// The top-level types of a Codex rollout's lines.
+const CODEX_TYPES: &[&[u8]] = &[
+    b"session_meta",
+    b"response_item",
+    b"event_msg",
+    b"turn_context",
+    b"world_state",
+    b"token_usage_record",
+    b"compacted",
+];
+
+/// The top-level types of Gemini CLI's message records; `user` is
+/// Claude Code's too, and tells them apart by its `message` field.
+const GEMINI_TYPES: &[&[u8]] = &[b"gemini", b"info", b"error", b"warning"];
+
+impl Format {
+    /// Every format, in the order reports list them.
+    pub const ALL: [Format; 3] = [Format::Claude, Format::Codex, Format::Gemini];
+
+    /// The format of a transcript's bytes (its head, or a tail window),
+    /// judged from its first lines; Claude Code's when nothing tells.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use stopgate::transcript::Format;
+    ///
+    /// let codex = br#"{"timestamp":"t","type":"session_meta","payload":{}}"#;
+    /// assert_eq!(Format::of(codex), Format::Codex);
+    /// let gemini = br#"{"sessionId":"s","projectHash":"h","kind":"main"}"#;
+    /// assert_eq!(Format::of(gemini), Format::Gemini);
+    /// let claude = br#"{"type":"user","message":{"content":"hi"}}"#;
+    /// assert_eq!(Format::of(claude), Format::Claude);
+    /// ```
+    pub fn of(bytes: &[u8]) -> Format {
+        Lines::new(bytes)
+            .filter(|l| !l.is_empty())
+            .take(PROBE_LINES)
+            .find_map(|l| Format::of_line(l.as_bytes()))
+            .unwrap_or_default()
+    }
+
+    /// The format one line proves, if any.
+    fn of_line(line: &[u8]) -> Option<Format> {
+        let head = &line[..line.len().min(256)];
+        let start = head.iter().position(|b| !b.is_ascii_whitespace())?;
+        let head = &head[start..];
+        if head.starts_with(b"{\"$set\"") || head.starts_with(b"{\"$rewindTo\"")
+        {
+            return Some(Format::Gemini);
+        }
+        match top_level_type(line) {
+            Sniff::Type(t) if CODEX_TYPES.contains(&t) => Some(Format::Codex),
+            Sniff::Type(t) if GEMINI_TYPES.contains(&t) => Some(Format::Gemini),
+            Sniff::Type(b"user") => Some(
+                if memmem::find(line, b"\"message\":").is_some() {
+                    Format::Claude
+                } else {
+                    Format::Gemini
+                },
+            ),
+            Sniff::Type(_) => Some(Format::Claude),
+            Sniff::NoType
+                if memmem::find(line, b"\"projectHash\"").is_some()
+                    && memmem::find(line, b"\"sessionId\"").is_some() =>
+            {
+                Some(Format::Gemini)
+            }
+            _ => None,
+        }
+    }
+
+    /// The agent's name: `claude`, `codex` or `gemini`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Format::Claude => "claude",
+            Format::Codex => "codex",
+            Format::Gemini => "gemini",
+        }
+    }
+
+    /// The format named `claude`, `codex` or `gemini`.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A reusable parser of whole lines into `serde_json::Value`s, through
+/// simd-json's serde deserializer (see [`super::record`] for why never
+/// simd-json's own `Value`): the Codex and Gemini readers navigate their
+/// records loosely, so a field of an unexpected type reads as absent.
+#[derive(Default)]
+pub(super) struct ValueParser {
+    scratch: Vec<u8>,
+    buffers: simd_json::Buffers,
+}
+
+impl std::fmt::Debug for ValueParser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ValueParser").finish_non_exhaustive()
+    }
+}
+
+impl ValueParser {
+    /// The line as a JSON object, or `None` when it is not one.
+    pub(super) fn parse(&mut self, line: &[u8]) -> Option<serde_json::Value> {
+        self.scratch.clear();
+        self.scratch.extend_from_slice(line);
+        let v: serde_json::Value = simd_json::serde::from_slice_with_buffers(
+            &mut self.scratch,
+            &mut self.buffers,
+        )
+        .ok()?;
+        v.is_object().then_some(v)
+    }
+}
+
+/// The text of a content value: a string, or the `text` fields of a list
+/// of parts joined by newlines (`None` when there are none).
+pub(super) fn content_text(content: &serde_json::Value) -> Option<String> {
+    if let Some(s) = content.as_str() {
+        return Some(s.to_string());
+    }
+    let texts: Vec<&str> = content
+        .as_array()?
+        .iter()
+        .filter_map(|p| p.get("text")?.as_str())
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_corpus_samples_and_tails() {
+        let claude = concat!(
+            r#"{"type":"summary","summary":"x"}"#,
+            "\n",
+            r#"{"type":"user","message":{"content":"hi"}}"#
+        );
+        assert_eq!(Format::of(claude.as_bytes()), Format::Claude);
+        let gemini_tail = concat!(
+            r#"{"id":"a","type":"user","content":[{"text":"hi"}]}"#,
+            "\n",
+            r#"{"$set":{"lastUpdated":"t"}}"#
+        );
+        assert_eq!(Format::of(gemini_tail.as_bytes()), Format::Gemini);
+        let codex_tail = r#"{"timestamp":"t","ordinal":9,"type":"event_msg","payload":{"type":"token_count"}}"#;
+        assert_eq!(Format::of(codex_tail.as_bytes()), Format::Codex);
+        assert_eq!(Format::of(b""), Format::Claude);
+        assert_eq!(Format::of(b"not json\n"), Format::Claude);
+    }
+
+    #[test]
+    fn the_value_parser_is_lenient_and_agrees_with_serde_json() {
+        let mut p = ValueParser::default();
+        let line = br#"{"a":1,"a":2,"b":[{"text":"x"}]}"#;
+        let want: serde_json::Value = serde_json::from_slice(line).unwrap();
+        assert_eq!(p.parse(line), Some(want));
+        assert_eq!(p.parse(b"[1]"), None);
+        assert_eq!(p.parse(b"{"), None);
+        assert_eq!(p.parse(b"{\"a\":\"\xff\"}"), None);
+    }
+}
