@@ -168,7 +168,7 @@ impl Replay {
                         builder.said(&text, msg.pos);
                     }
                 }
-                MsgKind::Other => builder.note(ts),
+                MsgKind::Other => {}
             }
         }
     }
