@@ -232,6 +232,7 @@ impl Default for Config {
                 "sdk-cli".into(),
                 "sdk-ts".into(),
                 "sdk-py".into(),
+                "codex-exec".into(),
             ],
             transcript_changes: true,
             gate_subagents: false,

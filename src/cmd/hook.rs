@@ -1,4 +1,5 @@
-//! `stopgate hook`: the Claude Code hook, wrapped so that it fails open.
+//! `stopgate hook`: the Stop hook of Claude Code, Codex CLI and Gemini CLI,
+//! wrapped so that it fails open.
 //!
 //! Whatever goes wrong in here (an error, a panic, a timeout, a `SIGBUS`),
 //! the process exits 0 and writes nothing to stderr: stderr reaches the
@@ -14,6 +15,7 @@ use std::time::{Duration, Instant};
 use stopgate::config::{OutputMode, DEFAULT_TIMEOUT_MS};
 use stopgate::gates::Gates;
 use stopgate::hook::{self, Decision, Event, HookEnv, HookInput, StateDir};
+use stopgate::transcript::Format;
 
 /// Arguments of `stopgate hook`.
 #[derive(clap::Args, Debug)]
@@ -26,6 +28,12 @@ pub struct Args {
     /// input (STOPGATE_DEBUG=1 logs what the hook decided and why).
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
+
+    /// The agent that runs the hook. Without it, the input tells: Gemini
+    /// CLI's events are AfterTool and AfterAgent, Codex CLI sends turn_id
+    /// and model. `stopgate install --agent` writes it into the command.
+    #[arg(long, value_name = "AGENT", value_parser = super::AGENTS)]
+    agent: Option<String>,
 }
 
 /// A block, ready to deliver.
@@ -112,16 +120,33 @@ fn handle(args: &Args, started: Instant) -> Option<Delivery> {
             return None;
         }
     };
-    let env =
-        HookEnv { entrypoint: std::env::var("CLAUDE_CODE_ENTRYPOINT").ok() };
+    let agent = args
+        .agent
+        .as_deref()
+        .and_then(Format::from_name)
+        .unwrap_or_else(|| input.agent());
+    // Another agent run from inside a Claude Code session inherits its
+    // environment, which says nothing about this session.
+    let entrypoint = match agent {
+        Format::Claude => std::env::var("CLAUDE_CODE_ENTRYPOINT").ok(),
+        _ => None,
+    };
+    let env = HookEnv { agent, entrypoint };
     let outcome = hook::stop(&input, event, &config, &gates, &state, &env);
     for n in &outcome.notes {
         log(n);
     }
     match outcome.decision {
         Decision::Allow => None,
-        Decision::Block { message, .. } => {
-            Some(Delivery { message, mode: config.output })
-        }
+        // Codex CLI takes exactly this JSON as a block; Gemini CLI reads
+        // stdout before stderr. So for them the output is JSON, whatever
+        // `output` says.
+        Decision::Block { message, .. } => Some(Delivery {
+            message,
+            mode: match agent {
+                Format::Claude => config.output,
+                _ => OutputMode::Json,
+            },
+        }),
     }
 }

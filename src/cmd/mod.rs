@@ -13,3 +13,6 @@ pub mod scan;
 pub mod settings;
 pub mod signals;
 pub mod when;
+
+/// The agents `--agent` accepts.
+pub const AGENTS: [&str; 3] = ["claude", "codex", "gemini"];

@@ -4,6 +4,8 @@ use std::io::Read;
 
 use serde::Deserialize;
 
+use crate::transcript::Format;
+
 /// The most stdin the hook reads. Anything bigger is not a hook input the
 /// client would send, and the hook allows without parsing it.
 pub const MAX_INPUT: u64 = 16 << 20;
@@ -35,9 +37,18 @@ pub struct HookInput {
     pub agent_id: Option<String>,
     /// SubagentStop: the subagent's transcript.
     pub agent_transcript_path: Option<String>,
+    /// Codex CLI: the turn's id (every turn-scoped event).
+    pub turn_id: Option<String>,
+    /// Codex CLI: the model's name (every event).
+    pub model: Option<String>,
+    /// Gemini CLI, AfterAgent: all the model's text for the prompt, the
+    /// retries' included, joined by newlines.
+    pub prompt_response: Option<String>,
 }
 
-/// The events stopgate acts on.
+/// The events stopgate acts on, by their Claude Code names: Codex CLI uses
+/// the same names, and Gemini CLI's `AfterTool` is [`Event::PostToolUse`]
+/// and its `AfterAgent` is [`Event::Stop`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// A tool ran: maybe raise the change flag.
@@ -63,10 +74,43 @@ impl HookInput {
     /// The event, if it is one stopgate acts on.
     pub fn event(&self) -> Option<Event> {
         match self.hook_event_name.as_deref()? {
-            "PostToolUse" => Some(Event::PostToolUse),
-            "Stop" => Some(Event::Stop),
+            "PostToolUse" | "AfterTool" => Some(Event::PostToolUse),
+            "Stop" | "AfterAgent" => Some(Event::Stop),
             "SubagentStop" => Some(Event::SubagentStop),
             _ => None,
+        }
+    }
+
+    /// The agent that sent the input, judged from its shape: Gemini CLI's
+    /// events are named `AfterTool`, `AfterAgent`, `BeforeAgent`, …;
+    /// Codex CLI sends `turn_id` and `model`, which Claude Code does not.
+    /// (Gemini CLI sets `CLAUDE_PROJECT_DIR` for its hooks, so the
+    /// environment proves nothing.) `stopgate hook --agent` says it
+    /// outright, and wins.
+    ///
+    /// ```
+    /// use stopgate::hook::HookInput;
+    /// use stopgate::transcript::Format;
+    ///
+    /// let codex: HookInput = serde_json::from_str(
+    ///     r#"{"hook_event_name":"Stop","turn_id":"t","model":"gpt-5"}"#,
+    /// ).unwrap();
+    /// assert_eq!(codex.agent(), Format::Codex);
+    /// let gemini: HookInput =
+    ///     serde_json::from_str(r#"{"hook_event_name":"AfterAgent"}"#).unwrap();
+    /// assert_eq!(gemini.agent(), Format::Gemini);
+    /// ```
+    pub fn agent(&self) -> Format {
+        let event = self.hook_event_name.as_deref().unwrap_or("");
+        if matches!(
+            event,
+            "AfterTool" | "AfterAgent" | "BeforeAgent" | "BeforeTool"
+        ) {
+            Format::Gemini
+        } else if self.turn_id.is_some() && self.model.is_some() {
+            Format::Codex
+        } else {
+            Format::Claude
         }
     }
 }

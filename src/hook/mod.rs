@@ -1,4 +1,14 @@
-//! The Claude Code hook: PostToolUse raises a flag, Stop runs the gates.
+//! The Stop hook of Claude Code, Codex CLI and Gemini CLI: PostToolUse
+//! (Gemini: AfterTool) raises a flag, Stop (Gemini: AfterAgent) runs the
+//! gates.
+//!
+//! The three clients' hook contracts are close enough for one logic: the
+//! same input fields (Gemini's `prompt_response` stands in for
+//! `last_assistant_message`), the same block, `{"decision":"block",
+//! "reason":…}` on stdout, and the same transcript facts through the one
+//! turn model. Loops are bounded by the state here, never by
+//! `stop_hook_active` alone: Codex CLI and Gemini CLI do not cap repeated
+//! blocks, and Gemini resets the flag after a retry that used a tool.
 //!
 //! This module holds the hook's logic and its state; the `stopgate hook`
 //! binary adds the edges (stdin, configuration files, exit codes) and the
@@ -39,7 +49,9 @@
 //!    text's hash, which count towards that gate's cap.
 //!
 //! The final text is `last_assistant_message` when the client sends it
-//! (the transcript may lag), else the turn's. SubagentStop allows and
+//! (the transcript may lag), else the turn's; for Gemini CLI, whose
+//! `prompt_response` joins every reply of the prompt, the turn's last
+//! message comes first. SubagentStop allows and
 //! leaves the changes to the main agent's Stop, unless `gate_subagents` is
 //! on: then PostToolUse inside a subagent (its input carries `agent_id`)
 //! raises the subagent's flag, and SubagentStop runs the gates on
@@ -52,7 +64,7 @@ mod state;
 use crate::changes::tool_changes_files;
 use crate::config::{Config, GateName};
 use crate::gates::{text_hash, Facts, Gates, Nag, SessionView, Verdict};
-use crate::transcript::{Chain, Transcript};
+use crate::transcript::{Chain, Format, Transcript};
 
 pub use self::input::{Event, HookInput, MAX_INPUT};
 pub use self::state::{
@@ -91,10 +103,14 @@ impl Outcome {
     }
 }
 
-/// What the hook reads from its environment.
+/// What the hook knows besides its input: the agent that runs it, and
+/// what it reads from its environment.
 #[derive(Clone, Debug, Default)]
 pub struct HookEnv {
-    /// `CLAUDE_CODE_ENTRYPOINT`, when set.
+    /// The agent whose hook this is (`stopgate hook --agent`, else
+    /// [`HookInput::agent`]).
+    pub agent: Format,
+    /// `CLAUDE_CODE_ENTRYPOINT`, when set and the agent is Claude Code.
     pub entrypoint: Option<String>,
 }
 
@@ -210,13 +226,8 @@ pub fn stop(
         "stop: pending={pending:?} unseen={unseen:?} changed={changed}"
     ));
 
-    // 5. The gates, on the final text: the client's, else the turn's.
-    let final_text = input
-        .last_assistant_message
-        .as_deref()
-        .filter(|t| !t.trim().is_empty())
-        .or(turn.final_text())
-        .unwrap_or("");
+    // 5. The gates, on the final text.
+    let final_text = final_text(input, env.agent, turn.final_text());
     let facts = Facts {
         final_text,
         changed,
@@ -270,6 +281,29 @@ pub fn stop(
     state.cleanup();
     notes.push(format!("stop: {decision:?}"));
     Outcome { decision, notes }
+}
+
+/// The final text the gates judge. Claude Code and Codex CLI send it
+/// (`last_assistant_message`; the transcript may lag, and Codex may send
+/// `null`), else the turn's is taken. Gemini CLI's `prompt_response` joins
+/// all the prompt's text, a reply to a block after the text that was
+/// blocked, so the turn's last message comes first and the whole response
+/// only when the transcript gave none.
+fn final_text<'a>(
+    input: &'a HookInput,
+    agent: Format,
+    turn: Option<&'a str>,
+) -> &'a str {
+    let sent = match agent {
+        Format::Gemini => input.prompt_response.as_deref(),
+        _ => input.last_assistant_message.as_deref(),
+    };
+    let sent = sent.filter(|t| !t.trim().is_empty());
+    match agent {
+        Format::Gemini => turn.or(sent),
+        _ => sent.or(turn),
+    }
+    .unwrap_or("")
 }
 
 /// Whose Stop it is: the state key, the transcript, and the chain to
