@@ -1,5 +1,6 @@
-//! `stopgate install` and `stopgate uninstall`: edit Claude Code's
-//! settings.json safely.
+//! `stopgate install` and `stopgate uninstall`: edit an agent's hook
+//! settings safely: Claude Code's and Gemini CLI's settings.json, Codex
+//! CLI's config.toml.
 //!
 //! Nothing is lost: a file that is not valid JSON is refused, a new backup
 //! is written before any change (never over an earlier one), and the new
@@ -20,6 +21,9 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
+use stopgate::transcript::Format;
+
+use super::codex_config;
 use super::install_record::{self, InstallRecord};
 use super::settings;
 
@@ -49,6 +53,52 @@ pub struct Args {
     /// Print the resulting settings.json instead of writing it.
     #[arg(long)]
     dry_run: bool,
+
+    /// The agent whose hooks to edit: claude (~/.claude/settings.json, or
+    /// --scope), codex ($CODEX_HOME/config.toml, default ~/.codex: the
+    /// hooks and the trust entries Codex requires) or gemini
+    /// ($GEMINI_CLI_HOME/.gemini/settings.json, default ~/.gemini).
+    #[arg(long, value_name = "AGENT", default_value = "claude", value_parser = super::AGENTS)]
+    agent: String,
+}
+
+impl Args {
+    fn agent(&self) -> Format {
+        Format::from_name(&self.agent).unwrap_or_default()
+    }
+}
+
+/// `$CODEX_HOME` (resolved, as Codex resolves it), else `~/.codex`.
+pub fn codex_home() -> Option<PathBuf> {
+    match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
+        Some(h) => {
+            let h = PathBuf::from(h);
+            Some(h.canonicalize().unwrap_or(h))
+        }
+        None => Some(home()?.join(".codex")),
+    }
+}
+
+/// Gemini CLI's settings.json: under `$GEMINI_CLI_HOME`, else `~`.
+pub fn gemini_settings() -> Option<PathBuf> {
+    let base = std::env::var_os("GEMINI_CLI_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(home)?;
+    Some(base.join(".gemini/settings.json"))
+}
+
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME").filter(|v| !v.is_empty()).map(PathBuf::from)
+}
+
+/// The settings file of an agent (for Claude Code, of a scope).
+pub fn agent_settings(agent: Format, scope: Scope) -> Option<PathBuf> {
+    match agent {
+        Format::Claude => settings_path(scope),
+        Format::Codex => Some(codex_home()?.join("config.toml")),
+        Format::Gemini => gemini_settings(),
+    }
 }
 
 /// The project: `$CLAUDE_PROJECT_DIR`, else the current directory.
@@ -63,10 +113,7 @@ pub fn project_dir() -> Option<PathBuf> {
 pub fn settings_path(scope: Scope) -> Option<PathBuf> {
     let project = project_dir;
     match scope {
-        Scope::User => {
-            let home = std::env::var_os("HOME").filter(|v| !v.is_empty())?;
-            Some(Path::new(&home).join(".claude/settings.json"))
-        }
+        Scope::User => Some(home()?.join(".claude/settings.json")),
         Scope::Project => Some(project()?.join(".claude/settings.json")),
         Scope::Local => Some(project()?.join(".claude/settings.local.json")),
     }
@@ -133,10 +180,13 @@ struct Found {
 fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
     let path = match &args.settings {
         Some(p) => p.clone(),
-        None => settings_path(args.scope).ok_or(
+        None => agent_settings(args.agent(), args.scope).ok_or(
             "cannot tell where the settings file is: HOME is not set",
         )?,
     };
+    if args.agent() == Format::Codex {
+        return codex(args, &path, remove);
+    }
     let settings = read_settings_text(&path)?;
     let target = real_target(&path)
         .map_err(|e| format!("resolving {}: {e}", path.display()))?;
@@ -169,9 +219,15 @@ fn install(args: &Args, found: &Found) -> Result<(), String> {
         }
         _ => settings::command_for(&exe.to_string_lossy()),
     };
+    let (command, dialect) = match args.agent() {
+        Format::Gemini => {
+            (format!("{command} --agent gemini"), settings::Dialect::GEMINI)
+        }
+        _ => (command, settings::Dialect::CLAUDE),
+    };
     let original = &found.settings;
     let mut updated = original.value.clone();
-    settings::merge(&mut updated, &command)
+    settings::merge(&mut updated, &command, dialect)
         .map_err(|e| format!("{}: {}", found.path.display(), e.0))?;
     let Some(text) = edited_text(args, found, &updated)? else {
         return Ok(());
@@ -198,10 +254,99 @@ fn install(args: &Args, found: &Found) -> Result<(), String> {
              stopgate's entries, but cannot restore the file byte for byte"
         );
     }
+    let events: Vec<String> = dialect
+        .events
+        .iter()
+        .map(|(e, m)| match *m {
+            "" => e.to_string(),
+            m => format!("{e} ({m})"),
+        })
+        .collect();
     println!(
-        "installed `{command}` for PostToolUse ({}), Stop and SubagentStop in {}",
-        settings::POST_MATCHER,
+        "installed `{command}` for {} in {}",
+        events.join(", "),
         found.path.display()
+    );
+    Ok(())
+}
+
+/// `stopgate install --agent codex` and its uninstall: the hooks and their
+/// trust entries in Codex CLI's config.toml ([`codex_config`]), with the
+/// same backup, record and undo as settings.json.
+fn codex(args: &Args, path: &Path, remove: bool) -> Result<(), String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    let target = real_target(path)
+        .map_err(|e| format!("resolving {}: {e}", path.display()))?;
+    // The trust keys name the file as Codex does: its absolute path.
+    let config = std::path::absolute(path).unwrap_or_else(|_| path.into());
+    let record = install_record::load(&target);
+    if remove {
+        if let Some(record) = &record {
+            let restorable = record.backup.as_ref().is_none_or(|b| b.is_file());
+            if !args.dry_run && path.exists() && record.wrote(&text) && restorable {
+                return undo(path, &target, record);
+            }
+        }
+        let (updated, n) = codex_config::remove(&text, path, &config)?;
+        if args.dry_run {
+            print!("{updated}");
+            return Ok(());
+        }
+        if n == 0 {
+            println!("{}: no stopgate hooks, nothing to do", path.display());
+            return Ok(());
+        }
+        let created = record.as_ref().filter(|r| r.backup.is_none() && updated.trim().is_empty());
+        match created {
+            Some(record) => remove_created(&target, record)?,
+            None => {
+                write_with_backup(path, &updated, args.settings.is_none())?;
+            }
+        }
+        install_record::forget(&target);
+        println!("removed {n} stopgate hooks and their trust entries from {}", path.display());
+        return Ok(());
+    }
+    let exe = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| format!("cannot find this binary's path: {e}"))?;
+    let command = format!("{} --agent codex", settings::command_for(&exe.to_string_lossy()));
+    let updated = codex_config::merge(&text, path, &config, &command)?;
+    if args.dry_run {
+        print!("{updated}");
+        return Ok(());
+    }
+    if updated == text {
+        println!("{}: already up to date", path.display());
+        return Ok(());
+    }
+    let written = write_with_backup(path, &updated, args.settings.is_none())?;
+    let earlier = record.filter(|r| r.wrote(&text));
+    let record = match earlier {
+        Some(r) => InstallRecord { written: InstallRecord::hash(&updated), ..r },
+        None => InstallRecord {
+            settings: real_target(path).unwrap_or(target),
+            written: InstallRecord::hash(&updated),
+            backup: written.backup,
+            created_dirs: written.created_dirs,
+            created_hooks: false,
+        },
+    };
+    if let Err(e) = install_record::save(&record) {
+        println!(
+            "note: cannot record this install ({e}); uninstall will remove \
+             stopgate's hooks, but cannot restore the file byte for byte"
+        );
+    }
+    println!(
+        "installed `{command}` for PostToolUse ({}) and Stop in {}, trusted \
+         (Codex runs a hook only once its definition is trusted)",
+        codex_config::POST_MATCHER,
+        path.display()
     );
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! The subcommands of the `stopgate` binary, one file each.
 
 pub mod check;
+pub mod codex_config;
 pub mod config;
 pub mod doctor;
 pub mod hook;

@@ -15,9 +15,49 @@ use serde_json::{json, Map, Value};
 /// The PostToolUse matcher stopgate installs.
 pub const POST_MATCHER: &str = "Write|Edit|MultiEdit|NotebookEdit|Bash";
 
-/// The events stopgate installs, with their matchers.
+/// The events stopgate installs for Claude Code, with their matchers.
 pub const EVENTS: &[(&str, &str)] =
     &[("PostToolUse", POST_MATCHER), ("Stop", ""), ("SubagentStop", "")];
+
+/// Gemini CLI's AfterTool matcher: a JavaScript regex, unanchored unless
+/// anchored here (`write_file` alone would match an MCP tool
+/// `mcp_x_write_file_y`).
+pub const GEMINI_POST_MATCHER: &str = "^(write_file|replace|run_shell_command)$";
+
+/// The events stopgate installs for Gemini CLI, with their matchers.
+pub const GEMINI_EVENTS: &[(&str, &str)] =
+    &[("AfterTool", GEMINI_POST_MATCHER), ("AfterAgent", "")];
+
+/// Gemini CLI's hook timeout for stopgate, in milliseconds (its unit):
+/// above the hook's own budget, so the hook always ends first.
+pub const GEMINI_TIMEOUT_MS: u64 = 70_000;
+
+/// A settings.json dialect: the events stopgate installs, and the fields
+/// of a new handler besides `type` and `command`.
+#[derive(Clone, Copy, Debug)]
+pub struct Dialect {
+    /// The events, with their matchers.
+    pub events: &'static [(&'static str, &'static str)],
+    /// Gemini CLI names its hooks and counts timeouts in milliseconds.
+    pub gemini: bool,
+}
+
+impl Dialect {
+    /// Claude Code's settings.json.
+    pub const CLAUDE: Dialect = Dialect { events: EVENTS, gemini: false };
+    /// Gemini CLI's settings.json.
+    pub const GEMINI: Dialect = Dialect { events: GEMINI_EVENTS, gemini: true };
+
+    /// A new handler running `command`.
+    fn handler(&self, command: &str) -> Value {
+        if self.gemini {
+            json!({"type": "command", "name": "stopgate", "command": command,
+                   "timeout": GEMINI_TIMEOUT_MS})
+        } else {
+            json!({"type": "command", "command": command})
+        }
+    }
+}
 
 /// A handler's command that runs `stopgate hook`, split so that an update
 /// can change the program and keep the rest as the user wrote it.
@@ -174,7 +214,11 @@ pub struct ShapeError(pub String);
 /// that no longer exists is replaced by `command`'s. A PostToolUse entry in
 /// a group it shares with other hooks is moved into a group of its own
 /// rather than widening the others' matcher.
-pub fn merge(settings: &mut Value, command: &str) -> Result<(), ShapeError> {
+pub fn merge(
+    settings: &mut Value,
+    command: &str,
+    dialect: Dialect,
+) -> Result<(), ShapeError> {
     let root = settings
         .as_object_mut()
         .ok_or_else(|| ShapeError("the top level is not an object".into()))?;
@@ -184,7 +228,7 @@ pub fn merge(settings: &mut Value, command: &str) -> Result<(), ShapeError> {
         .as_object_mut()
         .ok_or_else(|| ShapeError("\"hooks\" is not an object".into()))?;
     let new_program = HookCommand::parse(command).map(|c| c.program);
-    for &(event, matcher) in EVENTS {
+    for &(event, matcher) in dialect.events {
         let groups =
             hooks.entry(event).or_insert_with(|| Value::Array(vec![]));
         let groups = groups.as_array_mut().ok_or_else(|| {
@@ -200,7 +244,11 @@ pub fn merge(settings: &mut Value, command: &str) -> Result<(), ShapeError> {
             Some((g, h, handlers.len()))
         });
         let Some((g, h, shared_with)) = found else {
-            groups.push(json!({"matcher": matcher, "hooks": [{"type": "command", "command": command}]}));
+            let mut group = json!({"hooks": [dialect.handler(command)]});
+            if !matcher.is_empty() || !dialect.gemini {
+                group["matcher"] = json!(matcher);
+            }
+            groups.push(group);
             continue;
         };
         let handler = &mut groups[g]["hooks"][h];
@@ -218,7 +266,7 @@ pub fn merge(settings: &mut Value, command: &str) -> Result<(), ShapeError> {
             }
         }
         handler["type"] = json!("command");
-        if event != "PostToolUse"
+        if matcher.is_empty()
             || groups[g].get("matcher").and_then(Value::as_str)
                 == Some(matcher)
         {
@@ -558,9 +606,9 @@ mod tests {
             "hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "/x/other.sh"}]}],
                       "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/x/guard"}]}]}
         });
-        merge(&mut s, "/opt/stopgate hook").unwrap();
+        merge(&mut s, "/opt/stopgate hook", Dialect::CLAUDE).unwrap();
         let once = s.clone();
-        merge(&mut s, "/opt/stopgate hook").unwrap();
+        merge(&mut s, "/opt/stopgate hook", Dialect::CLAUDE).unwrap();
         assert_eq!(s, once);
         assert_eq!(s["model"], "opus");
         assert_eq!(
@@ -574,7 +622,7 @@ mod tests {
         assert_eq!(installed(&s).len(), 3);
         assert!(shape_problems(&s).is_empty());
         // A moved binary is updated in place, not added twice.
-        merge(&mut s, "/new/stopgate hook").unwrap();
+        merge(&mut s, "/new/stopgate hook", Dialect::CLAUDE).unwrap();
         let cmds: Vec<_> =
             installed(&s).into_iter().map(|(_, _, c)| c).collect();
         assert_eq!(cmds, vec!["/new/stopgate hook"; 3]);
@@ -593,7 +641,7 @@ mod tests {
         ] {
             let mut s = json!({"hooks": {"Stop": [{"matcher": "", "hooks": [
                 {"type": "command", "command": existing}]}]}});
-            merge(&mut s, "/opt/stopgate hook").unwrap();
+            merge(&mut s, "/opt/stopgate hook", Dialect::CLAUDE).unwrap();
             let stops = &s["hooks"]["Stop"];
             assert_eq!(stops.as_array().unwrap().len(), 1, "{existing}");
             assert_eq!(stops[0]["hooks"][0]["command"], json!(existing));
@@ -601,7 +649,7 @@ mod tests {
         // A moved binary behind a prefix keeps the prefix and arguments.
         let mut s = json!({"hooks": {"Stop": [{"matcher": "", "hooks": [
             {"type": "command", "command": "A=1 /gone/stopgate hook --config c"}]}]}});
-        merge(&mut s, &command_for("/opt/my tools/stopgate")).unwrap();
+        merge(&mut s, &command_for("/opt/my tools/stopgate"), Dialect::CLAUDE).unwrap();
         assert_eq!(
             s["hooks"]["Stop"][0]["hooks"][0]["command"],
             "A=1 \"/opt/my tools/stopgate\" hook --config c"
@@ -613,14 +661,14 @@ mod tests {
         let mut s = json!({"hooks": {"PostToolUse": [{"matcher": "Write|Edit", "hooks": [
             {"type": "command", "command": "prettier --write"},
             {"type": "command", "command": "/x/stopgate hook"}]}]}});
-        merge(&mut s, "/x/stopgate hook").unwrap();
+        merge(&mut s, "/x/stopgate hook", Dialect::CLAUDE).unwrap();
         let groups = s["hooks"]["PostToolUse"].as_array().unwrap();
         assert_eq!(groups[0]["matcher"], "Write|Edit");
         assert_eq!(groups[0]["hooks"].as_array().unwrap().len(), 1);
         assert_eq!(groups[1]["matcher"], POST_MATCHER);
         assert_eq!(groups[1]["hooks"][0]["command"], "/x/stopgate hook");
         let once = s.clone();
-        merge(&mut s, "/x/stopgate hook").unwrap();
+        merge(&mut s, "/x/stopgate hook", Dialect::CLAUDE).unwrap();
         assert_eq!(s, once);
     }
 
@@ -640,7 +688,7 @@ mod tests {
     fn remove_takes_only_ours() {
         let mut s = json!({"hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "/x/other.sh"}]}]}});
         let original = s.clone();
-        merge(&mut s, "/opt/stopgate hook").unwrap();
+        merge(&mut s, "/opt/stopgate hook", Dialect::CLAUDE).unwrap();
         assert_eq!(remove(&mut s), 3);
         assert_eq!(s, original);
         assert_eq!(remove(&mut s), 0);
@@ -648,7 +696,7 @@ mod tests {
 
     #[test]
     fn wrong_shapes() {
-        assert!(merge(&mut json!([1]), "x").is_err());
+        assert!(merge(&mut json!([1]), "x", Dialect::CLAUDE).is_err());
         assert!(merge(&mut json!({"hooks": []}), "x").is_err());
         let s = json!({"hooks": {"Stop": {"matcher": "", "hooks": []}}});
         assert_eq!(
