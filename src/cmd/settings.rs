@@ -697,7 +697,7 @@ mod tests {
     #[test]
     fn wrong_shapes() {
         assert!(merge(&mut json!([1]), "x", Dialect::CLAUDE).is_err());
-        assert!(merge(&mut json!({"hooks": []}), "x").is_err());
+        assert!(merge(&mut json!({"hooks": []}), "x", Dialect::CLAUDE).is_err());
         let s = json!({"hooks": {"Stop": {"matcher": "", "hooks": []}}});
         assert_eq!(
             shape_problems(&s),
