@@ -211,6 +211,60 @@ const CASES: &[Expect] = &[
         tools: &["Bash"],
     },
     Expect {
+        file: "codex_rollout.jsonl",
+        text: Some("Patched."),
+        message_id: None,
+        entrypoint: Some("codex-exec"),
+        corrupt: 0,
+        prompt: Some("Now patch it and run the shell."),
+        tools: &["apply_patch", "shell", "local_shell"],
+    },
+    Expect {
+        file: "codex_cut_tail.jsonl",
+        text: Some("Patched."),
+        message_id: None,
+        entrypoint: Some("codex-exec"),
+        corrupt: 0,
+        prompt: Some("Now patch it and run the shell."),
+        tools: &["apply_patch", "shell", "local_shell"],
+    },
+    Expect {
+        file: "codex_tui.jsonl",
+        text: Some("Hello."),
+        message_id: None,
+        entrypoint: Some("codex-cli"),
+        corrupt: 0,
+        prompt: Some("hi"),
+        tools: &[],
+    },
+    Expect {
+        file: "gemini_session.jsonl",
+        text: Some("Wrote b.txt."),
+        message_id: None,
+        entrypoint: None,
+        corrupt: 1,
+        prompt: Some("Now add b.txt with the shell."),
+        tools: &["run_shell_command"],
+    },
+    Expect {
+        file: "gemini_cut_tail.jsonl",
+        text: Some("Wrote b.txt."),
+        message_id: None,
+        entrypoint: None,
+        corrupt: 1,
+        prompt: Some("Now add b.txt with the shell."),
+        tools: &["run_shell_command"],
+    },
+    Expect {
+        file: "gemini_checkpoint.jsonl",
+        text: Some("resumed answer"),
+        message_id: None,
+        entrypoint: None,
+        corrupt: 0,
+        prompt: Some("resumed prompt"),
+        tools: &[],
+    },
+    Expect {
         file: "no_text.jsonl",
         text: None,
         message_id: None,
@@ -268,6 +322,58 @@ fn expected_answers() {
             case.file
         );
     }
+}
+
+/// The other agents' transcripts, whole: every turn, the changes, the
+/// blocks, and the corrupt lines counted.
+#[test]
+fn codex_and_gemini_turns() {
+    use stopgate::transcript::Chain;
+
+    let t = Transcript::read(fixture("codex_rollout.jsonl")).unwrap();
+    let turns = t.turns(Chain::Main);
+    assert_eq!(turns.len(), 2, "{turns:#?}");
+    assert_eq!(
+        turns[0].prompt().unwrap().text(),
+        "Create hello.txt containing a greeting."
+    );
+    assert!(turns[0].changed());
+    assert_eq!(
+        turns[0].tool_uses()[0].command(),
+        Some("printf 'hi\\n' > hello.txt")
+    );
+    assert_eq!(turns[0].stop_blocks().count(), 1);
+    assert_eq!(
+        turns[0].final_text(),
+        Some("Done. Audit: hello.txt written whole, one writer.")
+    );
+    assert_eq!(turns[0].skipped_corrupt(), 1);
+    assert_eq!(
+        turns[1].tool_uses()[1].command(),
+        Some("sed -i s/a/b/ hello.txt")
+    );
+    assert!(turns[1].changed());
+
+    let tui = Transcript::read(fixture("codex_tui.jsonl")).unwrap();
+    assert_eq!(
+        tui.current_turn(Chain::Main).kind(),
+        stopgate::transcript::TurnKind::Interrupted
+    );
+
+    let g = Transcript::read(fixture("gemini_session.jsonl")).unwrap();
+    let turns = g.turns(Chain::Main);
+    // The rewind dropped "Try another way." and its answer.
+    assert_eq!(turns.len(), 2, "{turns:#?}");
+    assert_eq!(turns[0].prompt().unwrap().text(), "Create hello.txt");
+    assert!(turns[0].changed());
+    assert_eq!(turns[0].stop_blocks().count(), 1);
+    assert_eq!(
+        turns[0].final_text(),
+        Some("Done. Audit: hello.txt written whole; one writer.")
+    );
+    assert!(turns[1].changed(), "printf > b.txt writes");
+    assert_eq!(turns[1].index(), 2);
+    assert_eq!(turns.iter().map(|t| t.skipped_corrupt()).sum::<usize>(), 1);
 }
 
 #[test]

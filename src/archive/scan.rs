@@ -12,7 +12,6 @@
 //! launched it. Compaction summarizers and prompt-suggestion helpers are
 //! never launched by a turn, so they are never read.
 
-use crate::transcript::safe_id;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -21,7 +20,7 @@ use super::reader::{for_each_line, ChunkLine};
 use crate::config::GateName;
 use crate::gates::{AuditStatus, Block, Facts, Gates};
 use crate::transcript::{
-    Chain, LinePos, RecordParser, Transcript, Turn, TurnBuilder, TurnKind,
+    Chain, Format, LinePos, Transcript, Turn, TurnKind, TurnReader,
 };
 
 /// A finding, from the fixed vocabulary of `stopgate scan`.
@@ -145,6 +144,8 @@ pub struct FileReport {
     pub subagent: bool,
     /// The session's entrypoint, from the file's head.
     pub entrypoint: Option<String>,
+    /// The agent that wrote the file, judged from its first line.
+    pub agent: Format,
     /// Bytes read.
     pub bytes: u64,
     /// Non-empty lines seen.
@@ -269,11 +270,9 @@ pub fn scan_reader<R: Read>(
         gates,
         options,
         unattended,
-        session_id: None,
-        project: None,
+        chain,
         first_prompt: None,
-        parser: RecordParser::new(),
-        builder: TurnBuilder::new(chain),
+        reader: None,
         turns: vec![],
         lines: 0,
         corrupt: 0,
@@ -287,15 +286,23 @@ pub fn scan_reader<R: Read>(
         Ok(n) => report.bytes = n,
         Err(e) => report.error = Some(e.to_string()),
     }
-    let builder =
-        std::mem::replace(&mut scan.builder, TurnBuilder::new(chain));
-    if let Some(last) = builder.finish() {
-        scan.judge(last);
+    if let Some(reader) = scan.reader.take() {
+        report.agent = reader.format();
+        if let Some(id) = reader.session_id() {
+            report.session_id = id.to_string();
+        }
+        report.project =
+            reader.cwd().map(str::to_string).or_else(|| gemini_project(path));
+        scan.corrupt += reader
+            .finish()
+            .into_iter()
+            .map(|t| {
+                let n = t.skipped_corrupt() as u64;
+                scan.judge(t);
+                n
+            })
+            .sum::<u64>();
     }
-    if let Some(id) = scan.session_id.take() {
-        report.session_id = id;
-    }
-    report.project = scan.project.take();
     report.first_prompt = scan.first_prompt.take();
     report.lines = scan.lines;
     report.corrupt = scan.corrupt;
@@ -304,18 +311,27 @@ pub fn scan_reader<R: Read>(
     report
 }
 
+/// The project of a Gemini CLI chat log, which records no folder: the
+/// folder its client named after the project
+/// (`~/.gemini/tmp/<project>/chats/session-*.jsonl`).
+fn gemini_project(path: &Path) -> Option<String> {
+    let chats = path.parent()?;
+    if chats.file_name()? != "chats" {
+        return None;
+    }
+    Some(chats.parent()?.file_name()?.to_string_lossy().into_owned())
+}
+
 /// One file's scan in progress.
 struct FileScan<'a> {
     path: &'a Path,
     gates: &'a Gates,
     options: &'a ScanOptions,
     unattended: bool,
-    /// The first `sessionId` and `cwd` the records carry.
-    session_id: Option<String>,
-    project: Option<String>,
+    chain: Chain,
     first_prompt: Option<String>,
-    parser: RecordParser,
-    builder: TurnBuilder,
+    /// The reader of the file's format, made at its first line.
+    reader: Option<TurnReader>,
     turns: Vec<TurnReport>,
     /// Physical lines seen, which numbers them.
     lines: u64,
@@ -330,27 +346,17 @@ impl FileScan<'_> {
             self.too_long += 1;
             return;
         }
-        if line.bytes.is_empty() || !self.builder.wants(line.bytes) {
+        if line.bytes.is_empty() {
             return;
         }
-        self.parser.reset();
-        match self.parser.parse(line.bytes) {
-            Ok(rec) => {
-                if self.session_id.is_none() {
-                    self.session_id =
-                        rec.session_id().and_then(safe_id).map(str::to_string);
-                }
-                if self.project.is_none() {
-                    self.project = rec.cwd().map(str::to_string);
-                }
-                let pos =
-                    LinePos { offset: line.offset, line: Some(self.lines) };
-                if let Some(done) = self.builder.push(&rec, pos) {
-                    self.judge(done);
-                }
-            }
-            Err(_) if line.terminated => self.corrupt += 1,
-            Err(_) => {}
+        let chain = self.chain;
+        let reader = self.reader.get_or_insert_with(|| {
+            TurnReader::new(Format::of(line.bytes), chain)
+        });
+        let pos = LinePos { offset: line.offset, line: Some(self.lines) };
+        if let Some(done) = reader.line(line.bytes, line.terminated, pos) {
+            self.corrupt += done.skipped_corrupt() as u64;
+            self.judge(done);
         }
     }
 

@@ -82,7 +82,12 @@ pub fn trust_hash(
 }
 
 /// A trust entry's key.
-pub fn trust_key(config: &Path, event: &str, group: usize, handler: usize) -> String {
+pub fn trust_key(
+    config: &Path,
+    event: &str,
+    group: usize,
+    handler: usize,
+) -> String {
     format!("{}:{}:{group}:{handler}", config.display(), event_label(event))
 }
 
@@ -115,11 +120,15 @@ pub fn merge(
     command: &str,
 ) -> Result<String, String> {
     let (mut doc, _) = removed(parse(text, path)?, config);
-    let hooks = table_at(doc.as_table_mut(), "hooks")
-        .ok_or_else(|| format!("{}: `hooks` is not a table", path.display()))?;
+    let hooks = table_at(doc.as_table_mut(), "hooks").ok_or_else(|| {
+        format!("{}: `hooks` is not a table", path.display())
+    })?;
     let mut trusted = vec![];
     for &(event, matcher) in EVENTS {
-        let groups = match hooks.entry(event).or_insert(Item::ArrayOfTables(ArrayOfTables::new())) {
+        let groups = match hooks
+            .entry(event)
+            .or_insert(Item::ArrayOfTables(ArrayOfTables::new()))
+        {
             Item::ArrayOfTables(a) => a,
             _ => {
                 return Err(format!(
@@ -143,8 +152,9 @@ pub fn merge(
         let key = trust_key(config, event, groups.len() - 1, 0);
         trusted.push((key, trust_hash(event, matcher, command, TIMEOUT_S)));
     }
-    let state = table_at(hooks, "state")
-        .ok_or_else(|| format!("{}: `hooks.state` is not a table", path.display()))?;
+    let state = table_at(hooks, "state").ok_or_else(|| {
+        format!("{}: `hooks.state` is not a table", path.display())
+    })?;
     for (key, hash) in trusted {
         let mut entry = Table::new();
         entry.insert("trusted_hash", value(hash));
@@ -156,7 +166,11 @@ pub fn merge(
 /// The config text without stopgate's hooks and their trust entries, and
 /// how many hooks went. The trust entries of the hooks that stay move to
 /// their new positions.
-pub fn remove(text: &str, path: &Path, config: &Path) -> Result<(String, usize), String> {
+pub fn remove(
+    text: &str,
+    path: &Path,
+    config: &Path,
+) -> Result<(String, usize), String> {
     let (doc, n) = removed(parse(text, path)?, config);
     Ok((doc.to_string(), n))
 }
@@ -171,10 +185,19 @@ pub fn installed(text: &str) -> Vec<(String, String, String)> {
     for (event, item) in hooks.iter() {
         let Some(groups) = item.as_array_of_tables() else { continue };
         for group in groups.iter() {
-            let matcher = group.get("matcher").and_then(Item::as_str).unwrap_or("");
+            let matcher =
+                group.get("matcher").and_then(Item::as_str).unwrap_or("");
             for h in handlers_of(group).into_iter().flat_map(|a| a.iter()) {
-                if let Some(c) = h.get("command").and_then(Item::as_str).filter(|c| is_stopgate_command(c)) {
-                    out.push((event.to_string(), matcher.to_string(), c.to_string()));
+                if let Some(c) = h
+                    .get("command")
+                    .and_then(Item::as_str)
+                    .filter(|c| is_stopgate_command(c))
+                {
+                    out.push((
+                        event.to_string(),
+                        matcher.to_string(),
+                        c.to_string(),
+                    ));
                 }
             }
         }
@@ -198,12 +221,23 @@ pub fn untrusted(text: &str, config: &Path) -> Vec<String> {
                 .get("matcher")
                 .and_then(Item::as_str)
                 .filter(|_| event != "Stop" && event != "UserPromptSubmit");
-            for (h, handler) in handlers_of(group).into_iter().flat_map(|a| a.iter()).enumerate() {
-                let Some(command) = handler.get("command").and_then(Item::as_str) else { continue };
+            for (h, handler) in handlers_of(group)
+                .into_iter()
+                .flat_map(|a| a.iter())
+                .enumerate()
+            {
+                let Some(command) =
+                    handler.get("command").and_then(Item::as_str)
+                else {
+                    continue;
+                };
                 if !is_stopgate_command(command) {
                     continue;
                 }
-                let timeout = handler.get("timeout").and_then(Item::as_integer).unwrap_or(600);
+                let timeout = handler
+                    .get("timeout")
+                    .and_then(Item::as_integer)
+                    .unwrap_or(600);
                 let want = trust_hash(event, matcher, command, timeout);
                 let key = trust_key(config, event, g, h);
                 let have = state
@@ -271,7 +305,10 @@ fn removed(mut doc: DocumentMut, config: &Path) -> (DocumentMut, usize) {
                     removed += 1;
                     moves.push((old, None));
                 } else {
-                    moves.push((old, Some(trust_key(config, &event, kept_groups, kept))));
+                    moves.push((
+                        old,
+                        Some(trust_key(config, &event, kept_groups, kept)),
+                    ));
                     kept += 1;
                 }
             }
@@ -280,9 +317,13 @@ fn removed(mut doc: DocumentMut, config: &Path) -> (DocumentMut, usize) {
             keep
         });
         for group in groups.iter_mut() {
-            if let Some(handlers) = group.get_mut("hooks").and_then(Item::as_array_of_tables_mut) {
+            if let Some(handlers) =
+                group.get_mut("hooks").and_then(Item::as_array_of_tables_mut)
+            {
                 handlers.retain(|h| {
-                    !h.get("command").and_then(Item::as_str).is_some_and(is_stopgate_command)
+                    !h.get("command")
+                        .and_then(Item::as_str)
+                        .is_some_and(is_stopgate_command)
                 });
             }
         }
@@ -332,7 +373,10 @@ mod tests {
         let want = {
             let s = r#"{"event_name":"stop","hooks":[{"async":false,"command":"x","timeout":30,"type":"command"}]}"#;
             let d = Sha256::digest(s.as_bytes());
-            format!("sha256:{}", d.iter().map(|b| format!("{b:02x}")).collect::<String>())
+            format!(
+                "sha256:{}",
+                d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            )
         };
         assert_eq!(trust_hash("Stop", None, "x", 30), want);
         assert_ne!(trust_hash("Stop", None, "x", 31), want);
@@ -343,19 +387,30 @@ mod tests {
     fn merge_keeps_the_rest_trusts_ours_and_remove_renumbers() {
         let path = Path::new(CONFIG);
         let text = "# mine\nmodel = \"gpt-5\"\n\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"notify\"\n\n[hooks.state.\"/home/u/.codex/config.toml:stop:0:0\"]\ntrusted_hash = \"sha256:abc\"\n";
-        let merged = merge(text, path, path, "/opt/stopgate hook --agent codex").unwrap();
+        let merged =
+            merge(text, path, path, "/opt/stopgate hook --agent codex")
+                .unwrap();
         assert!(merged.starts_with("# mine\nmodel = \"gpt-5\"\n"));
         assert!(untrusted(&merged, path).is_empty(), "{merged}");
         assert_eq!(installed(&merged).len(), 2);
         // Idempotent.
-        assert_eq!(merge(&merged, path, path, "/opt/stopgate hook --agent codex").unwrap(), merged);
+        assert_eq!(
+            merge(&merged, path, path, "/opt/stopgate hook --agent codex")
+                .unwrap(),
+            merged
+        );
         let stop_key = trust_key(path, "Stop", 1, 0);
         assert!(merged.contains(&stop_key), "{merged}");
 
         let (back, n) = remove(&merged, path, path).unwrap();
         assert_eq!(n, 2);
         assert!(installed(&back).is_empty());
-        assert!(back.contains("config.toml:stop:0:0\"]\ntrusted_hash = \"sha256:abc\""), "{back}");
+        assert!(
+            back.contains(
+                "config.toml:stop:0:0\"]\ntrusted_hash = \"sha256:abc\""
+            ),
+            "{back}"
+        );
 
         // Ours first, the user's hook after: its trust moves from 1 to 0.
         let ours_first = merge("", path, path, "/opt/stopgate hook --agent codex").unwrap()
@@ -370,7 +425,8 @@ mod tests {
 
     #[test]
     fn bad_toml_names_the_line() {
-        let e = merge("a = \n", Path::new("c.toml"), Path::new(CONFIG), "x").unwrap_err();
+        let e = merge("a = \n", Path::new("c.toml"), Path::new(CONFIG), "x")
+            .unwrap_err();
         assert!(e.starts_with("c.toml:1:"), "{e}");
     }
 }

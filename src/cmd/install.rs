@@ -286,8 +286,13 @@ fn codex(args: &Args, path: &Path, remove: bool) -> Result<(), String> {
     let record = install_record::load(&target);
     if remove {
         if let Some(record) = &record {
-            let restorable = record.backup.as_ref().is_none_or(|b| b.is_file());
-            if !args.dry_run && path.exists() && record.wrote(&text) && restorable {
+            let restorable =
+                record.backup.as_ref().is_none_or(|b| b.is_file());
+            if !args.dry_run
+                && path.exists()
+                && record.wrote(&text)
+                && restorable
+            {
                 return undo(path, &target, record);
             }
         }
@@ -300,7 +305,9 @@ fn codex(args: &Args, path: &Path, remove: bool) -> Result<(), String> {
             println!("{}: no stopgate hooks, nothing to do", path.display());
             return Ok(());
         }
-        let created = record.as_ref().filter(|r| r.backup.is_none() && updated.trim().is_empty());
+        let created = record
+            .as_ref()
+            .filter(|r| r.backup.is_none() && updated.trim().is_empty());
         match created {
             Some(record) => remove_created(&target, record)?,
             None => {
@@ -308,13 +315,19 @@ fn codex(args: &Args, path: &Path, remove: bool) -> Result<(), String> {
             }
         }
         install_record::forget(&target);
-        println!("removed {n} stopgate hooks and their trust entries from {}", path.display());
+        println!(
+            "removed {n} stopgate hooks and their trust entries from {}",
+            path.display()
+        );
         return Ok(());
     }
     let exe = std::env::current_exe()
         .and_then(|p| p.canonicalize())
         .map_err(|e| format!("cannot find this binary's path: {e}"))?;
-    let command = format!("{} --agent codex", settings::command_for(&exe.to_string_lossy()));
+    let command = format!(
+        "{} --agent codex",
+        settings::command_for(&exe.to_string_lossy())
+    );
     let updated = codex_config::merge(&text, path, &config, &command)?;
     if args.dry_run {
         print!("{updated}");
@@ -327,7 +340,9 @@ fn codex(args: &Args, path: &Path, remove: bool) -> Result<(), String> {
     let written = write_with_backup(path, &updated, args.settings.is_none())?;
     let earlier = record.filter(|r| r.wrote(&text));
     let record = match earlier {
-        Some(r) => InstallRecord { written: InstallRecord::hash(&updated), ..r },
+        Some(r) => {
+            InstallRecord { written: InstallRecord::hash(&updated), ..r }
+        }
         None => InstallRecord {
             settings: real_target(path).unwrap_or(target),
             written: InstallRecord::hash(&updated),

@@ -22,7 +22,8 @@ pub const EVENTS: &[(&str, &str)] =
 /// Gemini CLI's AfterTool matcher: a JavaScript regex, unanchored unless
 /// anchored here (`write_file` alone would match an MCP tool
 /// `mcp_x_write_file_y`).
-pub const GEMINI_POST_MATCHER: &str = "^(write_file|replace|run_shell_command)$";
+pub const GEMINI_POST_MATCHER: &str =
+    "^(write_file|replace|run_shell_command)$";
 
 /// The events stopgate installs for Gemini CLI, with their matchers.
 pub const GEMINI_EVENTS: &[(&str, &str)] =
@@ -46,7 +47,8 @@ impl Dialect {
     /// Claude Code's settings.json.
     pub const CLAUDE: Dialect = Dialect { events: EVENTS, gemini: false };
     /// Gemini CLI's settings.json.
-    pub const GEMINI: Dialect = Dialect { events: GEMINI_EVENTS, gemini: true };
+    pub const GEMINI: Dialect =
+        Dialect { events: GEMINI_EVENTS, gemini: true };
 
     /// A new handler running `command`.
     fn handler(&self, command: &str) -> Value {
@@ -649,7 +651,8 @@ mod tests {
         // A moved binary behind a prefix keeps the prefix and arguments.
         let mut s = json!({"hooks": {"Stop": [{"matcher": "", "hooks": [
             {"type": "command", "command": "A=1 /gone/stopgate hook --config c"}]}]}});
-        merge(&mut s, &command_for("/opt/my tools/stopgate"), Dialect::CLAUDE).unwrap();
+        merge(&mut s, &command_for("/opt/my tools/stopgate"), Dialect::CLAUDE)
+            .unwrap();
         assert_eq!(
             s["hooks"]["Stop"][0]["hooks"][0]["command"],
             "A=1 \"/opt/my tools/stopgate\" hook --config c"
@@ -697,7 +700,9 @@ mod tests {
     #[test]
     fn wrong_shapes() {
         assert!(merge(&mut json!([1]), "x", Dialect::CLAUDE).is_err());
-        assert!(merge(&mut json!({"hooks": []}), "x", Dialect::CLAUDE).is_err());
+        assert!(
+            merge(&mut json!({"hooks": []}), "x", Dialect::CLAUDE).is_err()
+        );
         let s = json!({"hooks": {"Stop": {"matcher": "", "hooks": []}}});
         assert_eq!(
             shape_problems(&s),

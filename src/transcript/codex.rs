@@ -188,7 +188,8 @@ mod tests {
         assert_eq!(entrypoint(exec).as_deref(), Some("codex-exec"));
         let cli = br#"{"type":"session_meta","payload":{"source":"cli"}}"#;
         assert_eq!(entrypoint(cli).as_deref(), Some("codex-cli"));
-        let sub = br#"{"type":"session_meta","payload":{"source":{"subagent":{}}}}"#;
+        let sub =
+            br#"{"type":"session_meta","payload":{"source":{"subagent":{}}}}"#;
         assert_eq!(entrypoint(sub).as_deref(), Some("codex-subagent"));
         assert_eq!(entrypoint(b"{\"type\":\"event_msg\"}"), None);
     }

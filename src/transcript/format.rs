@@ -25,7 +25,9 @@ use super::lines::Lines;
 use super::sniff::{top_level_type, Sniff};
 
 /// The agent whose transcript format a file has.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub enum Format {
     /// Claude Code's JSONL transcript.
     #[default]
@@ -56,7 +58,8 @@ const GEMINI_TYPES: &[&[u8]] = &[b"gemini", b"info", b"error", b"warning"];
 
 impl Format {
     /// Every format, in the order reports list them.
-    pub const ALL: [Format; 3] = [Format::Claude, Format::Codex, Format::Gemini];
+    pub const ALL: [Format; 3] =
+        [Format::Claude, Format::Codex, Format::Gemini];
 
     /// The format of a transcript's bytes (its head, or a tail window),
     /// judged from its first lines; Claude Code's when nothing tells.
@@ -86,20 +89,23 @@ impl Format {
         let head = &line[..line.len().min(256)];
         let start = head.iter().position(|b| !b.is_ascii_whitespace())?;
         let head = &head[start..];
-        if head.starts_with(b"{\"$set\"") || head.starts_with(b"{\"$rewindTo\"")
+        if head.starts_with(b"{\"$set\"")
+            || head.starts_with(b"{\"$rewindTo\"")
         {
             return Some(Format::Gemini);
         }
         match top_level_type(line) {
             Sniff::Type(t) if CODEX_TYPES.contains(&t) => Some(Format::Codex),
-            Sniff::Type(t) if GEMINI_TYPES.contains(&t) => Some(Format::Gemini),
-            Sniff::Type(b"user") => Some(
-                if memmem::find(line, b"\"message\":").is_some() {
+            Sniff::Type(t) if GEMINI_TYPES.contains(&t) => {
+                Some(Format::Gemini)
+            }
+            Sniff::Type(b"user") => {
+                Some(if memmem::find(line, b"\"message\":").is_some() {
                     Format::Claude
                 } else {
                     Format::Gemini
-                },
-            ),
+                })
+            }
             Sniff::Type(_) => Some(Format::Claude),
             Sniff::NoType
                 if memmem::find(line, b"\"projectHash\"").is_some()

@@ -70,8 +70,7 @@ impl Replay {
     /// Apply one parsed line.
     pub(super) fn push(&mut self, v: &Value, pos: LinePos) {
         if let Some(set) = v.get("$set") {
-            if let Some(list) = set.get("messages").and_then(Value::as_array)
-            {
+            if let Some(list) = set.get("messages").and_then(Value::as_array) {
                 self.msgs.clear();
                 self.index.clear();
                 for m in list {

@@ -29,12 +29,12 @@ pub use self::query::{
     FinalMessage, FinalText, ENTRYPOINT_HEAD_BYTES, ENTRYPOINT_LINES,
     ENTRYPOINT_MAX_LINE, RECORD_PROBE_LINES,
 };
+pub use self::reader::TurnReader;
 pub use self::record::{
     Attachment, Block, Content, Message, ParseError, Record, RecordParser,
     RecordType, StopHookSummary, ToolResult, ToolUse,
 };
 pub use self::sniff::{quick_type, top_level_type, Sniff};
-pub use self::reader::TurnReader;
 pub use self::source::Transcript;
 pub use self::turn::{
     is_real_prompt, safe_id, Chain, LinePos, Prompt, StopBlocks, ToolCall,

@@ -765,7 +765,6 @@ impl TurnBuilder {
         self.open.kind = TurnKind::Interrupted;
     }
 
-
     fn take(&mut self) -> Option<Turn> {
         let mut turn = std::mem::take(&mut self.open);
         if !self.started {
@@ -1027,7 +1026,8 @@ impl Transcript {
         let bytes = self.as_bytes();
         let mut window = TURN_WINDOW as usize;
         loop {
-            let start = line_start_after(bytes, bytes.len().saturating_sub(window));
+            let start =
+                line_start_after(bytes, bytes.len().saturating_sub(window));
             let mut lost = false;
             let turn = self
                 .turns_from_tracking(chain, start, &mut lost, |_| {
@@ -1090,8 +1090,7 @@ impl Transcript {
                 offset: base + (from + line.offset()) as u64,
                 line: line_no,
             };
-            let done =
-                reader.line(line.as_bytes(), line.is_terminated(), pos);
+            let done = reader.line(line.as_bytes(), line.is_terminated(), pos);
             if let Some(done) = done {
                 if each(done).is_break() {
                     return None;

@@ -5,6 +5,7 @@
 //! list, so it shares no code, no prefilter and no parser with the library.
 #![allow(dead_code)]
 
+pub mod agents;
 pub mod bodies;
 pub mod harness;
 pub mod lines;

@@ -134,6 +134,10 @@ fn texts(v: &Value) -> Vec<String> {
 
 /// The oracle's final text: (text, message id, offset).
 pub fn final_text(bytes: &[u8]) -> Option<(String, Option<String>, usize)> {
+    if let Some(agent) = super::agents::agent(bytes) {
+        return super::agents::final_text(agent, bytes)
+            .map(|(t, o)| (t, None, o));
+    }
     for p in parse_all(bytes).iter().rev() {
         let Some(v) = &p.object else { continue };
         if !is_main_assistant(v) {
@@ -148,6 +152,10 @@ pub fn final_text(bytes: &[u8]) -> Option<(String, Option<String>, usize)> {
 
 /// The oracle's final message: (blocks, message id).
 pub fn final_message(bytes: &[u8]) -> Option<(Vec<String>, Option<String>)> {
+    if let Some(agent) = super::agents::agent(bytes) {
+        return super::agents::final_text(agent, bytes)
+            .map(|(t, _)| (vec![t], None));
+    }
     let parsed = parse_all(bytes);
     let objects: Vec<&Value> =
         parsed.iter().filter_map(|p| p.object.as_ref()).collect();
@@ -181,6 +189,9 @@ const BOOKKEEPING_OR_UNKNOWN_EXCEPT: &[&str] =
 
 /// The oracle's entrypoint.
 pub fn entrypoint(bytes: &[u8]) -> Option<String> {
+    if let Some(agent) = super::agents::agent(bytes) {
+        return super::agents::entrypoint(agent, bytes);
+    }
     let head = &bytes[..bytes.len().min(ENTRYPOINT_HEAD_BYTES)];
     let cut = head.len() < bytes.len();
     let mut counted = 0;
@@ -281,6 +292,9 @@ pub struct NaiveTurn {
 
 /// The oracle's current turn.
 pub fn current_turn(bytes: &[u8]) -> NaiveTurn {
+    if let Some(agent) = super::agents::agent(bytes) {
+        return super::agents::current_turn(agent, bytes);
+    }
     let parsed = parse_all(bytes);
     let objects: Vec<(usize, &Value)> = parsed
         .iter()
