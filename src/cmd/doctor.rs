@@ -4,19 +4,28 @@
 //! The self-test runs this very binary as a hook, exactly as Claude Code
 //! would: a PostToolUse Write, then a Stop on a transcript without
 //! markers (it must block), then the same with a marker (it must pass).
+//! With `--agent codex|gemini` it checks that agent's install (for Codex,
+//! the trust entries too), and the self-test speaks its protocol.
 
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::process::{Command, ExitCode, Stdio};
 
 use serde_json::json;
+use stopgate::transcript::Format;
 
 use super::install::{project_dir, read_settings, settings_path, Scope};
 use super::settings;
 
 /// Arguments of `stopgate doctor`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Check this agent's install instead of Claude Code's: codex (its
+    /// config.toml, the hooks and their trust entries) or gemini (its
+    /// settings.json); the self-test then speaks that agent's protocol.
+    #[arg(long, value_name = "AGENT", value_parser = super::AGENTS)]
+    agent: Option<String>,
+}
 
 struct Report {
     failed: usize,
@@ -32,12 +41,24 @@ impl Report {
 }
 
 /// Run `stopgate doctor`.
-pub fn run(_: &Args) -> ExitCode {
+pub fn run(args: &Args) -> ExitCode {
     let mut r = Report { failed: 0 };
-    check_settings(&mut r);
+    let agent = args
+        .agent
+        .as_deref()
+        .and_then(Format::from_name)
+        .unwrap_or_default();
+    match agent {
+        Format::Claude => check_settings(&mut r),
+        Format::Codex => check_codex(&mut r),
+        Format::Gemini => check_gemini(&mut r),
+    }
     check_config(&mut r);
     check_state(&mut r);
-    self_test(&mut r);
+    match agent {
+        Format::Claude => self_test(&mut r),
+        _ => self_test_json(&mut r, agent),
+    }
     if r.failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -129,6 +150,182 @@ fn check_settings(r: &mut Report) {
     } else {
         "stopgate is not installed in any settings file (run `stopgate install`)"
     });
+}
+
+/// Codex CLI: the hooks in config.toml, trusted with the hash their
+/// definition has now (else `codex exec` skips them without a word).
+fn check_codex(r: &mut Report) {
+    let Some(path) = super::install::codex_home().map(|h| h.join("config.toml"))
+    else {
+        r.line(false, "codex: HOME is not set");
+        return;
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            r.line(false, &format!("codex {}: {e} (run `stopgate install --agent codex`)", path.display()));
+            return;
+        }
+    };
+    if let Err(e) = super::codex_config::parse(&text, &path) {
+        r.line(false, &format!("codex {e}"));
+        return;
+    }
+    let installed = super::codex_config::installed(&text);
+    for &(event, matcher) in super::codex_config::EVENTS {
+        let entry = installed.iter().find(|(e, _, _)| e == event);
+        let ok = entry.is_some_and(|(_, m, _)| matcher.is_none_or(|want| m == want));
+        r.line(
+            ok,
+            &format!(
+                "codex {}: {event} hook {}",
+                path.display(),
+                match entry {
+                    None => "is missing (run `stopgate install --agent codex`)".to_string(),
+                    Some((_, m, _)) if !ok => format!("has matcher {m:?}, expected {matcher:?}"),
+                    Some(_) => "present".to_string(),
+                }
+            ),
+        );
+    }
+    let config = std::path::absolute(&path).unwrap_or(path.clone());
+    let untrusted = super::codex_config::untrusted(&text, &config);
+    r.line(
+        untrusted.is_empty(),
+        &if untrusted.is_empty() {
+            format!("codex {}: stopgate's hooks are trusted", path.display())
+        } else {
+            format!(
+                "codex {}: not trusted, so Codex skips them: {} (run `stopgate install --agent codex` again, or trust them in /hooks)",
+                path.display(),
+                untrusted.join(", ")
+            )
+        },
+    );
+    check_programs(r, installed.iter().map(|(e, _, c)| (e.as_str(), c.as_str())));
+}
+
+/// Gemini CLI: AfterTool and AfterAgent in its settings.json.
+fn check_gemini(r: &mut Report) {
+    let Some(path) = super::install::gemini_settings() else {
+        r.line(false, "gemini: HOME is not set");
+        return;
+    };
+    let settings = match read_settings(&path) {
+        Ok(s) => s,
+        Err(e) => {
+            r.line(false, &format!("gemini settings {e}"));
+            return;
+        }
+    };
+    let installed = settings::installed(&settings);
+    for &(event, matcher) in settings::GEMINI_EVENTS {
+        let entry = installed.iter().find(|(e, _, _)| e == event);
+        let ok = entry.is_some_and(|(_, m, _)| matcher.is_empty() || m == matcher);
+        r.line(
+            ok,
+            &format!(
+                "gemini {}: {event} hook {}",
+                path.display(),
+                match entry {
+                    None => "is missing (run `stopgate install --agent gemini`)".to_string(),
+                    Some((_, m, _)) if !ok => format!("has matcher {m:?}, expected {matcher:?}"),
+                    Some(_) => "present".to_string(),
+                }
+            ),
+        );
+    }
+    check_programs(r, installed.iter().map(|(e, _, c)| (e.as_str(), c.as_str())));
+}
+
+/// Each installed command's program exists and is executable.
+fn check_programs<'a>(r: &mut Report, commands: impl Iterator<Item = (&'a str, &'a str)>) {
+    let path_var = std::env::var_os("PATH");
+    for (event, command) in commands {
+        let program = program_of(command);
+        let found = settings::resolve_program(&program, None, path_var.as_deref());
+        r.line(
+            found.is_some(),
+            &format!(
+                "{event}: {program} {}",
+                if found.is_some() { "exists and is executable" } else { "is missing or not executable" }
+            ),
+        );
+    }
+}
+
+/// The hook's self-test in Codex CLI's or Gemini CLI's protocol: a
+/// file-changing tool, then an end of turn without an audit, must give
+/// exactly `{"decision":"block","reason":"stopgate: …"}` on stdout with
+/// exit 0; with an audit, exit 0 and nothing on stdout.
+fn self_test_json(r: &mut Report, agent: Format) {
+    let name = agent.as_str();
+    let result = (|| -> Result<(), String> {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let config = tmp.path().join("stopgate.toml");
+        std::fs::write(&config, "").map_err(|e| e.to_string())?;
+        let run = |input: serde_json::Value| -> Result<(Option<i32>, String, String), String> {
+            let mut child = Command::new(&exe)
+                .args(["hook", "--agent", name, "--config"])
+                .arg(&config)
+                .env("STOPGATE_STATE_DIR", tmp.path().join("state"))
+                .env_remove("CLAUDE_CODE_ENTRYPOINT")
+                .env_remove("STOPGATE_CONFIG")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| e.to_string())?;
+            child.stdin.take().unwrap().write_all(input.to_string().as_bytes()).map_err(|e| e.to_string())?;
+            let out = child.wait_with_output().map_err(|e| e.to_string())?;
+            Ok((
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            ))
+        };
+        let gemini = agent == Format::Gemini;
+        let post = if gemini {
+            json!({"session_id": "doctor", "hook_event_name": "AfterTool", "tool_name": "write_file",
+                   "tool_input": {"file_path": "x", "content": "y"}})
+        } else {
+            json!({"session_id": "doctor", "turn_id": "t", "model": "m", "hook_event_name": "PostToolUse",
+                   "tool_name": "apply_patch", "tool_input": {"command": "*** Begin Patch"}, "tool_use_id": "c1"})
+        };
+        let stop = |text: &str| {
+            if gemini {
+                json!({"session_id": "doctor", "hook_event_name": "AfterAgent",
+                       "prompt": "Add a parser.", "prompt_response": text, "stop_hook_active": false})
+            } else {
+                json!({"session_id": "doctor", "turn_id": "t", "model": "m", "hook_event_name": "Stop",
+                       "stop_hook_active": false, "last_assistant_message": text})
+            }
+        };
+        run(post.clone())?;
+        let (code, out, err) = run(stop("Done."))?;
+        let block: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_default();
+        let exact = block.as_object().is_some_and(|o| {
+            o.len() == 2
+                && o.get("decision") == Some(&json!("block"))
+                && o.get("reason").and_then(|r| r.as_str()).is_some_and(|r| r.starts_with("stopgate:"))
+        });
+        if code != Some(0) || !exact || !err.is_empty() {
+            return Err(format!(
+                "an end of turn without an audit gave exit {code:?}, stdout {out:?}, stderr {err:?}; expected exit 0 and exactly {{\"decision\":\"block\",\"reason\":…}}"
+            ));
+        }
+        run(post)?;
+        let (code, out, err) = run(stop("Self-audit: checked the failure paths and boundaries."))?;
+        if code != Some(0) || !out.is_empty() || !err.is_empty() {
+            return Err(format!("an audited end of turn gave exit {code:?}, stdout {out:?}; expected exit 0 and nothing"));
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => r.line(true, &format!("self-test ({name}): a change then an unaudited end of turn blocks with the exact JSON; an audited one passes silently")),
+        Err(e) => r.line(false, &format!("self-test ({name}): {e}")),
+    }
 }
 
 /// The program of a command line, unquoted.

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
 use stopgate::gates::Gates;
+use stopgate::transcript::Format as AgentFormat;
 
 use super::report::{percent, session_label, trend, Counts, Summary};
 use super::when::{self, Edge, When};
@@ -51,9 +52,16 @@ impl ColorWhen {
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Files or directories to scan; directories are searched for *.jsonl,
-    /// subagent files included. Default: $CLAUDE_CONFIG_DIR/projects, else
-    /// ~/.claude/projects.
+    /// subagent files included. Default: every agent's store that exists:
+    /// Claude Code's ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects),
+    /// Codex CLI's ($CODEX_HOME/sessions, else ~/.codex/sessions) and
+    /// Gemini CLI's ($GEMINI_CLI_HOME/.gemini/tmp, else ~/.gemini/tmp).
     paths: Vec<PathBuf>,
+
+    /// Only this agent's transcripts (claude, codex or gemini), told by
+    /// their format; without PATHs, only its store is scanned.
+    #[arg(long, value_name = "AGENT", value_parser = super::AGENTS)]
+    agent: Option<String>,
 
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
@@ -132,9 +140,9 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     }
     let config = super::config::load_strict(args.config.as_deref())?;
     let gates = Gates::new_for_bulk(&config).map_err(|e| e.to_string())?;
+    let agent = args.agent.as_deref().and_then(AgentFormat::from_name);
     let paths = if args.paths.is_empty() {
-        vec![archive::default_root(|k| std::env::var(k).ok())
-            .ok_or("no PATH given and HOME is not set")?]
+        default_roots(agent)?
     } else {
         args.paths.clone()
     };
@@ -198,6 +206,13 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         },
     )
     .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+    let reports: Vec<FileReport> = match agent {
+        Some(a) => reports
+            .into_iter()
+            .filter(|r| r.agent == a || r.error.is_some())
+            .collect(),
+        None => reports,
+    };
     let elapsed = started.elapsed();
     if let Some(b) = bar {
         b.finish_and_clear();
@@ -269,6 +284,46 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The stores scanned when no PATH is given: every agent's (or `only`'s)
+/// that exists; Claude Code's when none does, so that the "no transcripts
+/// found" message names where they were looked for.
+fn default_roots(only: Option<AgentFormat>) -> Result<Vec<PathBuf>, String> {
+    let var = |k: &str| std::env::var(k).ok();
+    let home = || var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let codex = || match var("CODEX_HOME").filter(|h| !h.is_empty()) {
+        Some(h) => Some(PathBuf::from(h).join("sessions")),
+        None => Some(home()?.join(".codex/sessions")),
+    };
+    let gemini = || {
+        let base = var("GEMINI_CLI_HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .or_else(home)?;
+        Some(base.join(".gemini/tmp"))
+    };
+    let claude = || archive::default_root(var);
+    let stores: Vec<(AgentFormat, Option<PathBuf>)> = vec![
+        (AgentFormat::Claude, claude()),
+        (AgentFormat::Codex, codex()),
+        (AgentFormat::Gemini, gemini()),
+    ];
+    let wanted: Vec<(AgentFormat, PathBuf)> = stores
+        .into_iter()
+        .filter(|(a, _)| only.is_none_or(|o| o == *a))
+        .filter_map(|(a, p)| Some((a, p?)))
+        .collect();
+    let first = wanted
+        .first()
+        .map(|(_, p)| p.clone())
+        .ok_or("no PATH given and HOME is not set")?;
+    let existing: Vec<PathBuf> = wanted
+        .into_iter()
+        .map(|(_, p)| p)
+        .filter(|p| p.is_dir())
+        .collect();
+    Ok(if existing.is_empty() { vec![first] } else { existing })
 }
 
 fn progress_bar(
@@ -357,6 +412,7 @@ fn write_jsonl(
             kind: t.kind.as_str(),
             timestamp: t.timestamp.as_deref(),
             entrypoint: row.report.entrypoint.as_deref(),
+            agent: row.report.agent.as_str(),
             changed: t.changed,
             audit: &t.audit,
             findings: row.findings(),
@@ -399,6 +455,7 @@ struct JsonRow<'a> {
     kind: &'static str,
     timestamp: Option<&'a str>,
     entrypoint: Option<&'a str>,
+    agent: &'static str,
     changed: bool,
     audit: &'a str,
     findings: Vec<&'static str>,
@@ -435,6 +492,7 @@ fn write_csv(
         "kind",
         "timestamp",
         "entrypoint",
+        "agent",
         "changed",
         "audit",
         "findings",
@@ -466,6 +524,7 @@ fn write_csv(
             row.turn.kind.as_str().to_string(),
             row.turn.timestamp.clone().unwrap_or_default(),
             row.report.entrypoint.clone().unwrap_or_default(),
+            row.report.agent.as_str().to_string(),
             row.turn.changed.to_string(),
             row.turn.audit.clone(),
             list(row.findings()),
