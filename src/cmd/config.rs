@@ -33,7 +33,7 @@ pub fn run(args: &Args) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if args.which {
-        match locate(None, &|k| std::env::var(k).ok()) {
+        match locate(None, &env_var) {
             Some(p) => println!("{}", p.display()),
             None => println!("(none: the built-in defaults)"),
         }
@@ -59,10 +59,27 @@ pub fn run(args: &Args) -> ExitCode {
     }
 }
 
+/// The environment as [`locate`] reads it: `PWD` is the process's working
+/// directory itself (a client sets it for the hook, and may leave `PWD` as
+/// its own).
+pub fn env_var(key: &str) -> Option<String> {
+    if key == "PWD" {
+        return std::env::current_dir()
+            .ok()
+            .map(|d| d.to_string_lossy().into_owned());
+    }
+    std::env::var(key).ok()
+}
+
 /// The first configuration file that exists, in the documented order:
-/// `explicit` (`--config`), `$STOPGATE_CONFIG`,
-/// `$CLAUDE_PROJECT_DIR/.claude/stopgate.toml`, then
-/// `$XDG_CONFIG_HOME/stopgate/config.toml` (default `~/.config`).
+/// `explicit` (`--config`), `$STOPGATE_CONFIG`, the project's
+/// `.claude/stopgate.toml`, `.codex/stopgate.toml` or
+/// `.gemini/stopgate.toml`, then `$XDG_CONFIG_HOME/stopgate/config.toml`
+/// (default `~/.config`).
+///
+/// The project is `$CLAUDE_PROJECT_DIR` (Claude Code sets it, and Gemini
+/// CLI too), else `$GEMINI_PROJECT_DIR`, else the working directory
+/// (`PWD`), where Codex CLI runs its hooks.
 ///
 /// An explicit path or `$STOPGATE_CONFIG` is returned even if missing, so
 /// that the caller can report it.
@@ -78,8 +95,13 @@ pub fn locate(
         return Some(PathBuf::from(p));
     }
     let mut candidates = vec![];
-    if let Some(dir) = set("CLAUDE_PROJECT_DIR") {
-        candidates.push(Path::new(&dir).join(".claude/stopgate.toml"));
+    let project = set("CLAUDE_PROJECT_DIR")
+        .or_else(|| set("GEMINI_PROJECT_DIR"))
+        .or_else(|| set("PWD"));
+    if let Some(dir) = project {
+        for agent in [".claude", ".codex", ".gemini"] {
+            candidates.push(Path::new(&dir).join(agent).join("stopgate.toml"));
+        }
     }
     match set("XDG_CONFIG_HOME") {
         Some(x) => candidates.push(Path::new(&x).join("stopgate/config.toml")),
@@ -97,7 +119,7 @@ pub fn locate(
 /// Load the configuration, falling back to the defaults on any problem.
 /// The problem, if any, is returned for the debug log.
 pub fn load(explicit: Option<&Path>) -> (Config, Option<String>) {
-    let Some(path) = locate(explicit, &|k| std::env::var(k).ok()) else {
+    let Some(path) = locate(explicit, &env_var) else {
         return (Config::default(), None);
     };
     let text = match read_config(&path) {
@@ -124,7 +146,7 @@ pub fn load(explicit: Option<&Path>) -> (Config, Option<String>) {
 /// Load the configuration for an interactive command: a file that is
 /// missing or malformed is an error naming it, not a silent fallback.
 pub fn load_strict(explicit: Option<&Path>) -> Result<Config, String> {
-    let Some(path) = locate(explicit, &|k| std::env::var(k).ok()) else {
+    let Some(path) = locate(explicit, &env_var) else {
         return Ok(Config::default());
     };
     let text =

@@ -43,11 +43,8 @@ impl Report {
 /// Run `stopgate doctor`.
 pub fn run(args: &Args) -> ExitCode {
     let mut r = Report { failed: 0 };
-    let agent = args
-        .agent
-        .as_deref()
-        .and_then(Format::from_name)
-        .unwrap_or_default();
+    let agent =
+        args.agent.as_deref().and_then(Format::from_name).unwrap_or_default();
     match agent {
         Format::Claude => check_settings(&mut r),
         Format::Codex => check_codex(&mut r),
@@ -155,7 +152,8 @@ fn check_settings(r: &mut Report) {
 /// Codex CLI: the hooks in config.toml, trusted with the hash their
 /// definition has now (else `codex exec` skips them without a word).
 fn check_codex(r: &mut Report) {
-    let Some(path) = super::install::codex_home().map(|h| h.join("config.toml"))
+    let Some(path) =
+        super::install::codex_home().map(|h| h.join("config.toml"))
     else {
         r.line(false, "codex: HOME is not set");
         return;
@@ -163,7 +161,13 @@ fn check_codex(r: &mut Report) {
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) => {
-            r.line(false, &format!("codex {}: {e} (run `stopgate install --agent codex`)", path.display()));
+            r.line(
+                false,
+                &format!(
+                    "codex {}: {e} (run `stopgate install --agent codex`)",
+                    path.display()
+                ),
+            );
             return;
         }
     };
@@ -174,15 +178,19 @@ fn check_codex(r: &mut Report) {
     let installed = super::codex_config::installed(&text);
     for &(event, matcher) in super::codex_config::EVENTS {
         let entry = installed.iter().find(|(e, _, _)| e == event);
-        let ok = entry.is_some_and(|(_, m, _)| matcher.is_none_or(|want| m == want));
+        let ok = entry
+            .is_some_and(|(_, m, _)| matcher.is_none_or(|want| m == want));
         r.line(
             ok,
             &format!(
                 "codex {}: {event} hook {}",
                 path.display(),
                 match entry {
-                    None => "is missing (run `stopgate install --agent codex`)".to_string(),
-                    Some((_, m, _)) if !ok => format!("has matcher {m:?}, expected {matcher:?}"),
+                    None =>
+                        "is missing (run `stopgate install --agent codex`)"
+                            .to_string(),
+                    Some((_, m, _)) if !ok =>
+                        format!("has matcher {m:?}, expected {matcher:?}"),
                     Some(_) => "present".to_string(),
                 }
             ),
@@ -202,7 +210,10 @@ fn check_codex(r: &mut Report) {
             )
         },
     );
-    check_programs(r, installed.iter().map(|(e, _, c)| (e.as_str(), c.as_str())));
+    check_programs(
+        r,
+        installed.iter().map(|(e, _, c)| (e.as_str(), c.as_str())),
+    );
 }
 
 /// Gemini CLI: AfterTool and AfterAgent in its settings.json.
@@ -221,34 +232,49 @@ fn check_gemini(r: &mut Report) {
     let installed = settings::installed(&settings);
     for &(event, matcher) in settings::GEMINI_EVENTS {
         let entry = installed.iter().find(|(e, _, _)| e == event);
-        let ok = entry.is_some_and(|(_, m, _)| matcher.is_empty() || m == matcher);
+        let ok =
+            entry.is_some_and(|(_, m, _)| matcher.is_empty() || m == matcher);
         r.line(
             ok,
             &format!(
                 "gemini {}: {event} hook {}",
                 path.display(),
                 match entry {
-                    None => "is missing (run `stopgate install --agent gemini`)".to_string(),
-                    Some((_, m, _)) if !ok => format!("has matcher {m:?}, expected {matcher:?}"),
+                    None =>
+                        "is missing (run `stopgate install --agent gemini`)"
+                            .to_string(),
+                    Some((_, m, _)) if !ok =>
+                        format!("has matcher {m:?}, expected {matcher:?}"),
                     Some(_) => "present".to_string(),
                 }
             ),
         );
     }
-    check_programs(r, installed.iter().map(|(e, _, c)| (e.as_str(), c.as_str())));
+    check_programs(
+        r,
+        installed.iter().map(|(e, _, c)| (e.as_str(), c.as_str())),
+    );
 }
 
 /// Each installed command's program exists and is executable.
-fn check_programs<'a>(r: &mut Report, commands: impl Iterator<Item = (&'a str, &'a str)>) {
+fn check_programs<'a>(
+    r: &mut Report,
+    commands: impl Iterator<Item = (&'a str, &'a str)>,
+) {
     let path_var = std::env::var_os("PATH");
     for (event, command) in commands {
         let program = program_of(command);
-        let found = settings::resolve_program(&program, None, path_var.as_deref());
+        let found =
+            settings::resolve_program(&program, None, path_var.as_deref());
         r.line(
             found.is_some(),
             &format!(
                 "{event}: {program} {}",
-                if found.is_some() { "exists and is executable" } else { "is missing or not executable" }
+                if found.is_some() {
+                    "exists and is executable"
+                } else {
+                    "is missing or not executable"
+                }
             ),
         );
     }
@@ -304,11 +330,14 @@ fn self_test_json(r: &mut Report, agent: Format) {
         };
         run(post.clone())?;
         let (code, out, err) = run(stop("Done."))?;
-        let block: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_default();
+        let block: serde_json::Value =
+            serde_json::from_str(out.trim()).unwrap_or_default();
         let exact = block.as_object().is_some_and(|o| {
             o.len() == 2
                 && o.get("decision") == Some(&json!("block"))
-                && o.get("reason").and_then(|r| r.as_str()).is_some_and(|r| r.starts_with("stopgate:"))
+                && o.get("reason")
+                    .and_then(|r| r.as_str())
+                    .is_some_and(|r| r.starts_with("stopgate:"))
         });
         if code != Some(0) || !exact || !err.is_empty() {
             return Err(format!(
@@ -316,7 +345,9 @@ fn self_test_json(r: &mut Report, agent: Format) {
             ));
         }
         run(post)?;
-        let (code, out, err) = run(stop("Self-audit: checked the failure paths and boundaries."))?;
+        let (code, out, err) = run(stop(
+            "Self-audit: checked the failure paths and boundaries.",
+        ))?;
         if code != Some(0) || !out.is_empty() || !err.is_empty() {
             return Err(format!("an audited end of turn gave exit {code:?}, stdout {out:?}; expected exit 0 and nothing"));
         }
@@ -338,7 +369,7 @@ fn program_of(command: &str) -> String {
 }
 
 fn check_config(r: &mut Report) {
-    match super::config::locate(None, &|k| std::env::var(k).ok()) {
+    match super::config::locate(None, &super::config::env_var) {
         None => {
             r.line(true, "config: none found, the built-in defaults apply")
         }

@@ -318,11 +318,8 @@ fn default_roots(only: Option<AgentFormat>) -> Result<Vec<PathBuf>, String> {
         .first()
         .map(|(_, p)| p.clone())
         .ok_or("no PATH given and HOME is not set")?;
-    let existing: Vec<PathBuf> = wanted
-        .into_iter()
-        .map(|(_, p)| p)
-        .filter(|p| p.is_dir())
-        .collect();
+    let existing: Vec<PathBuf> =
+        wanted.into_iter().map(|(_, p)| p).filter(|p| p.is_dir()).collect();
     Ok(if existing.is_empty() { vec![first] } else { existing })
 }
 
