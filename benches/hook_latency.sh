@@ -3,7 +3,13 @@
 #
 #   benches/hook_latency.sh            # 1 KB, 100 MB and 1 GB transcripts
 #   SIZES="1K 1M" benches/hook_latency.sh
+#   AGENTS="claude codex" benches/hook_latency.sh
 #
+# Each agent (claude, codex, gemini; default all three) gets its own
+# transcripts in its own format, and its own Stop input: Claude Code's
+# without last_assistant_message, Codex CLI's with a null one (both then
+# read the final text from the transcript), Gemini CLI's AfterAgent with a
+# prompt_response (the final text is still read from the transcript).
 # Stop: a flag is present (raised before every run) and the input has no
 # last_assistant_message, so the hook reads the transcript's tail (the
 # reverse scan) and its head (the entrypoint), runs the gates, and blocks
@@ -40,15 +46,25 @@ median() { # hyperfine JSON export -> median in ms
     python3 -c 'import json,sys; print("%.3f" % (json.load(open(sys.argv[1]))["results"][0]["median"]*1000))' "$1"
 }
 
+AGENTS=${AGENTS:-"claude codex gemini"}
+for agent in $AGENTS; do
 for size in $SIZES; do
-    t=$PWD/target/stopgate-bench/hook-$size.jsonl
-    [ -f "$t" ] || "$gen" "$size" "$t"
-    printf '{"session_id":"bench","transcript_path":"%s","cwd":"/tmp","hook_event_name":"Stop","stop_hook_active":false}\n' "$t" > "$work/stop-$size.json"
+    case $agent in
+        claude) t=$PWD/target/stopgate-bench/hook-$size.jsonl ;;
+        *) t=$PWD/target/stopgate-bench/hook-$agent-$size.jsonl ;;
+    esac
+    [ -f "$t" ] || "$gen" "$size" "$t" "$agent"
+    case $agent in
+        claude) printf '{"session_id":"bench","transcript_path":"%s","cwd":"/tmp","hook_event_name":"Stop","stop_hook_active":false}\n' "$t" ;;
+        codex) printf '{"session_id":"bench","turn_id":"t","model":"m","transcript_path":"%s","cwd":"/tmp","hook_event_name":"Stop","permission_mode":"default","stop_hook_active":false,"last_assistant_message":null}\n' "$t" ;;
+        gemini) printf '{"session_id":"bench","transcript_path":"%s","cwd":"/tmp","hook_event_name":"AfterAgent","timestamp":"2026-11-30T08:18:33.200Z","prompt":"Fix the cache race.","prompt_response":"Done.","stop_hook_active":false}\n' "$t" ;;
+    esac > "$work/stop-$agent-$size.json"
     hyperfine -N -i --warmup 20 --runs "$RUNS" \
         --prepare "touch $STOPGATE_STATE_DIR/bench.flag" \
-        --export-json "$work/stop-$size.hf.json" \
-        "$bin hook --config $work/stopgate.toml --input $work/stop-$size.json"
-    echo "stop $size $(median "$work/stop-$size.hf.json")" >> "$results"
+        --export-json "$work/stop-$agent-$size.hf.json" \
+        "$bin hook --config $work/stopgate.toml --input $work/stop-$agent-$size.json"
+    echo "stop-$agent $size $(median "$work/stop-$agent-$size.hf.json")" >> "$results"
+done
 done
 
 # Baselines in the same run: the cost of starting any process here, and of
@@ -71,9 +87,20 @@ cat "$results"
 python3 - "$results" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1])]
-stop = {r[1]: float(r[2]) for r in rows if r[0] == "stop"}
-small = next((k for k in ("1K", "1k") if k in stop), None)
-big = next((k for k in ("1G", "1g") if k in stop), None)
-if small and big:
-    print("ratio 1G/1K: %.3f" % (stop[big] / stop[small]))
+stops = {}
+for r in rows:
+    if r[0].startswith("stop-"):
+        stops.setdefault(r[0][5:], {})[r[1]] = float(r[2])
+for agent, stop in stops.items():
+    small = next((k for k in ("1K", "1k") if k in stop), None)
+    big = next((k for k in ("1G", "1g") if k in stop), None)
+    if small and big:
+        print("%s ratio 1G/1K: %.3f" % (agent, stop[big] / stop[small]))
+claude = stops.get("claude", {})
+for agent, stop in stops.items():
+    if agent == "claude":
+        continue
+    for size, ms in stop.items():
+        if size in claude:
+            print("%s/claude at %s: %.3f" % (agent, size, ms / claude[size]))
 PY

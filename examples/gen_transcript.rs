@@ -2,7 +2,11 @@
 //!
 //! ```text
 //! cargo run --release --example gen_transcript -- 100M /tmp/t.jsonl
+//! cargo run --release --example gen_transcript -- 100M /tmp/r.jsonl codex
 //! ```
+//!
+//! The optional third argument picks the agent whose format to write:
+//! claude (the default), codex or gemini.
 //!
 //! Sizes take a K, M or G suffix (powers of 1024). Used by the whole-process
 //! benchmark scripts; the criterion benches use the same generator.
@@ -25,10 +29,14 @@ fn main() {
     let (Some(size), Some(out)) =
         (args.get(1).and_then(|s| parse_size(s)), args.get(2))
     else {
-        eprintln!("usage: gen_transcript SIZE[K|M|G] OUT.jsonl");
+        eprintln!("usage: gen_transcript SIZE[K|M|G] OUT.jsonl [claude|codex|gemini]");
         std::process::exit(2);
     };
-    if let Err(e) = gen::generate(std::path::Path::new(out), size) {
+    let Some(agent) = gen::Agent::from_name(args.get(3).map_or("claude", |a| a.as_str())) else {
+        eprintln!("gen_transcript: the agent is claude, codex or gemini");
+        std::process::exit(2);
+    };
+    if let Err(e) = gen::generate_for(std::path::Path::new(out), size, agent) {
         eprintln!("gen_transcript: {out}: {e}");
         std::process::exit(2);
     }
