@@ -68,6 +68,34 @@ pub fn parse_line(bytes: &[u8]) -> Option<Value> {
     Some(v)
 }
 
+/// How many top-level `type` keys a line's object has (0 when it is not
+/// an object).
+pub fn top_level_type_keys(bytes: &[u8]) -> usize {
+    use serde::de::{IgnoredAny, MapAccess, Visitor};
+
+    struct Count;
+    impl<'de> Visitor<'de> for Count {
+        type Value = usize;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
+            let mut n = 0;
+            while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                n += usize::from(k == "type");
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(n)
+        }
+    }
+    if raw_depth(bytes) > MAX_DEPTH {
+        return 0;
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    serde::Deserializer::deserialize_map(&mut de, Count).unwrap_or(0)
+}
+
 /// Every non-empty line, parsed.
 pub fn parse_all(bytes: &[u8]) -> Vec<Parsed> {
     naive_lines(bytes)
