@@ -32,7 +32,9 @@ fn main() {
         eprintln!("usage: gen_transcript SIZE[K|M|G] OUT.jsonl [claude|codex|gemini]");
         std::process::exit(2);
     };
-    let Some(agent) = gen::Agent::from_name(args.get(3).map_or("claude", |a| a.as_str())) else {
+    let Some(agent) =
+        gen::Agent::from_name(args.get(3).map_or("claude", |a| a.as_str()))
+    else {
         eprintln!("gen_transcript: the agent is claude, codex or gemini");
         std::process::exit(2);
     };

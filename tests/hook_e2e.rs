@@ -1048,3 +1048,163 @@ fn planted_links_in_the_state_directory_are_never_written_through() {
         assert_eq!(now & 0o777, mode, "the directory's mode is left alone");
     }
 }
+
+/// The exact block Codex CLI accepts: exit 0, nothing on stderr, and
+/// stdout exactly `{"decision":"block","reason":"stopgate: …"}`.
+fn assert_json_block(out: &Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let o = v.as_object().unwrap();
+    assert_eq!(o.len(), 2, "{v}");
+    assert_eq!(o["decision"], "block");
+    let reason = o["reason"].as_str().unwrap().to_string();
+    assert!(reason.starts_with("stopgate:"), "{reason}");
+    reason
+}
+
+/// A Codex rollout ending in `final_text` after an apply_patch, as 0.171
+/// writes it; `source` is `exec` or `cli`.
+fn codex_rollout(dir: &Path, source: &str, final_text: &str) -> PathBuf {
+    let lines = [
+        json!({"timestamp": "t", "type": "session_meta", "payload": {"id": "c1", "cwd": "/w", "source": source}}),
+        json!({"timestamp": "t", "type": "response_item", "payload": {"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": "Create hello.txt"}],
+            "internal_chat_message_metadata_passthrough": {"content_item_metadata": [{"provenance": {"type": "user"}}]}}}),
+        json!({"timestamp": "t", "type": "response_item", "payload": {"type": "custom_tool_call", "name": "apply_patch",
+            "call_id": "call_4", "input": "*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n"}}),
+        json!({"timestamp": "t", "type": "response_item", "payload": {"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": final_text}]}}),
+    ];
+    let p = dir.join(format!("rollout-{source}.jsonl"));
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Codex CLI's inputs, told by their shape (no `--agent`): the change flag
+/// from PostToolUse of apply_patch, then a Stop whose
+/// `last_assistant_message` is null, so the final text comes from the
+/// rollout; the block is the exact JSON even though `output` says exit2.
+#[test]
+fn codex_input_blocks_with_exact_json() {
+    let h = Hook::new().config("output = \"exit2\"\n");
+    let rollout = codex_rollout(h.dir.path(), "cli", "Done.");
+    let common = json!({"session_id": "cx1", "turn_id": "t1", "transcript_path": rollout,
+                        "cwd": "/w", "model": "gpt-5.5", "permission_mode": "bypassPermissions"});
+    let mut post = common.clone();
+    post["hook_event_name"] = json!("PostToolUse");
+    post["tool_name"] = json!("apply_patch");
+    post["tool_input"] = json!({"command": "*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n"});
+    post["tool_use_id"] = json!("call_4");
+    assert_silent_allow(&h.run(post));
+    let mut stop = common.clone();
+    stop["hook_event_name"] = json!("Stop");
+    stop["stop_hook_active"] = json!(false);
+    stop["last_assistant_message"] = json!(null);
+    let reason = assert_json_block(&h.run(stop.clone()));
+    assert!(reason.contains("self-audit"), "{reason}");
+    stop["stop_hook_active"] = json!(true);
+    stop["last_assistant_message"] =
+        json!("Done. Audit: hello.txt is written whole; checked the empty-file boundary.");
+    assert_silent_allow(&h.run(stop));
+}
+
+/// `codex exec` (the rollout's source is `exec`) is unattended by default,
+/// and gated with `skip_entrypoints = []`.
+#[test]
+fn codex_exec_is_unattended_unless_configured() {
+    for (config, blocked) in [("", false), ("skip_entrypoints = []\n", true)] {
+        let h = Hook::new().config(config);
+        let rollout = codex_rollout(h.dir.path(), "exec", "Done.");
+        let stop = json!({"session_id": "cx2", "turn_id": "t1", "transcript_path": rollout,
+                          "cwd": "/w", "model": "m", "hook_event_name": "Stop",
+                          "stop_hook_active": false, "last_assistant_message": "Done."});
+        let out = h.run(stop);
+        if blocked {
+            assert_json_block(&out);
+        } else {
+            assert_silent_allow(&out);
+        }
+    }
+}
+
+/// Gemini CLI's AfterTool and AfterAgent: `prompt_response` joins the
+/// blocked text and the reply, so the chat log's last message is judged.
+#[test]
+fn gemini_input_judges_the_last_message_of_the_log() {
+    let h = Hook::new();
+    let log = h.dir.path().join("session-g.jsonl");
+    let write = |last: &str| {
+        let lines = [
+            json!({"sessionId": "g1", "projectHash": "h", "kind": "main"}),
+            json!({"id": "p", "type": "user", "content": [{"text": "Create hello.txt"}]}),
+            json!({"id": "m", "type": "gemini", "content": "", "toolCalls": [{"id": "w1", "name": "write_file",
+                   "args": {"file_path": "hello.txt", "content": "hi"}}]}),
+            json!({"id": "r", "type": "user", "content": [{"functionResponse": {"id": "w1", "name": "write_file"}}]}),
+            json!({"id": "d", "type": "gemini", "content": "Done."}),
+            json!({"id": "f", "type": "user", "content": [{"text": "stopgate: add an audit"}]}),
+            json!({"id": "e", "type": "gemini", "content": last}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&log, text).unwrap();
+    };
+    let post = json!({"session_id": "g1", "transcript_path": log, "cwd": "/w", "hook_event_name": "AfterTool",
+                      "timestamp": "t", "tool_name": "write_file", "tool_input": {"file_path": "hello.txt", "content": "hi"}});
+    assert_silent_allow(&h.run(post));
+    // The reply is hollow, though the joined response holds "Audit:" twice.
+    write("Audit: I went over it carefully and everything is in order.");
+    let stop = |response: &str| {
+        json!({"session_id": "g1", "transcript_path": log, "cwd": "/w", "hook_event_name": "AfterAgent",
+               "timestamp": "t", "prompt": "Create hello.txt", "prompt_response": response, "stop_hook_active": true})
+    };
+    let reason = assert_json_block(&h.run(stop(
+        "Done.\nAudit: I went over it carefully and everything is in order.",
+    )));
+    assert!(reason.contains("hollow"), "{reason}");
+    write("Done. Audit: hello.txt is written whole; checked the empty-file boundary.");
+    assert_silent_allow(&h.run(stop(
+        "Done.\nAudit: I went over it.\nDone. Audit: hello.txt is written whole; checked the empty-file boundary.",
+    )));
+}
+
+/// The project's `.codex/stopgate.toml` is found from the working
+/// directory, where Codex CLI runs its hooks.
+#[test]
+fn codex_project_config_is_found_from_the_working_directory() {
+    let h = Hook::new();
+    let project = h.dir.path().join("proj");
+    std::fs::create_dir_all(project.join(".codex")).unwrap();
+    std::fs::write(
+        project.join(".codex/stopgate.toml"),
+        "[audit]\nenabled = false\n",
+    )
+    .unwrap();
+    let rollout = codex_rollout(h.dir.path(), "cli", "Done.");
+    let mut cmd = Command::new(BIN);
+    cmd.args(["hook", "--agent", "codex"])
+        .current_dir(&project)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("GEMINI_PROJECT_DIR")
+        .env_remove("STOPGATE_CONFIG")
+        .env_remove("PWD")
+        .envs(h.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let stop = json!({"session_id": "cx3", "turn_id": "t", "model": "m", "transcript_path": rollout,
+                      "hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": "Done."});
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stop.to_string().as_bytes())
+        .unwrap();
+    assert_silent_allow(&child.wait_with_output().unwrap());
+}

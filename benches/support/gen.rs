@@ -317,47 +317,112 @@ impl Agent {
 /// One turn of another agent's transcript: a prompt, tool calls with
 /// results (mostly small, sometimes big), and a final text; the shapes
 /// Codex CLI 0.171 and Gemini CLI 0.61 write, with synthetic content.
-fn agent_turn(out: &mut String, rng: &mut Rng, agent: Agent, t: u64, last: bool) {
+fn agent_turn(
+    out: &mut String,
+    rng: &mut Rng,
+    agent: Agent,
+    t: u64,
+    last: bool,
+) {
     use std::fmt::Write;
     let ts = "2026-11-30T08:16:36.080Z";
-    let prompt = if last { "Fix the cache race.".to_string() } else { filler(rng, 80, 300) };
-    let fin = if last { FINAL_TEXT.to_string() } else { filler(rng, 100, 500) };
+    let prompt = if last {
+        "Fix the cache race.".to_string()
+    } else {
+        filler(rng, 80, 300)
+    };
+    let fin =
+        if last { FINAL_TEXT.to_string() } else { filler(rng, 100, 500) };
     let tools = if last { 1 } else { 2 + rng.below(6) };
     match agent {
         Agent::Codex => {
-            let _ = writeln!(out, r#"{{"timestamp":"{ts}","type":"event_msg","payload":{{"type":"task_started","turn_id":"t{t}"}}}}"#);
-            let _ = writeln!(out, r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{prompt}"}}],"internal_chat_message_metadata_passthrough":{{"turn_id":"t{t}","content_item_metadata":[{{"provenance":{{"type":"user"}}}}]}}}}}}"#);
+            let _ = writeln!(
+                out,
+                r#"{{"timestamp":"{ts}","type":"event_msg","payload":{{"type":"task_started","turn_id":"t{t}"}}}}"#
+            );
+            let _ = writeln!(
+                out,
+                r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{prompt}"}}],"internal_chat_message_metadata_passthrough":{{"turn_id":"t{t}","content_item_metadata":[{{"provenance":{{"type":"user"}}}}]}}}}}}"#
+            );
             for k in 0..tools {
                 if last || rng.below(3) == 0 {
-                    let _ = writeln!(out, r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"custom_tool_call","status":"completed","call_id":"call_{t}_{k}","name":"apply_patch","input":"*** Begin Patch\n*** Update File: src/cache.rs\n-a\n+b\n*** End Patch\n"}}}}"#);
+                    let _ = writeln!(
+                        out,
+                        r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"custom_tool_call","status":"completed","call_id":"call_{t}_{k}","name":"apply_patch","input":"*** Begin Patch\n*** Update File: src/cache.rs\n-a\n+b\n*** End Patch\n"}}}}"#
+                    );
                 } else {
-                    let _ = writeln!(out, r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"function_call","name":"exec_command","arguments":"{{\"cmd\": \"cargo test --workspace\"}}","call_id":"call_{t}_{k}"}}}}"#);
+                    let _ = writeln!(
+                        out,
+                        r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"function_call","name":"exec_command","arguments":"{{\"cmd\": \"cargo test --workspace\"}}","call_id":"call_{t}_{k}"}}}}"#
+                    );
                 }
-                let size = if rng.below(10) == 0 { 8_000 + rng.below(40_000) } else { 200 + rng.below(2_000) };
+                let size = if rng.below(10) == 0 {
+                    8_000 + rng.below(40_000)
+                } else {
+                    200 + rng.below(2_000)
+                };
                 let res = filler(rng, size as usize, 0);
-                let _ = writeln!(out, r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"function_call_output","call_id":"call_{t}_{k}","output":"{res}"}}}}"#);
-                let _ = writeln!(out, r#"{{"timestamp":"{ts}","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":100,"output_tokens":10}}}}}}}}"#);
+                let _ = writeln!(
+                    out,
+                    r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"function_call_output","call_id":"call_{t}_{k}","output":"{res}"}}}}"#
+                );
+                let _ = writeln!(
+                    out,
+                    r#"{{"timestamp":"{ts}","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":100,"output_tokens":10}}}}}}}}"#
+                );
             }
-            let _ = writeln!(out, r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{fin}"}}]}}}}"#);
-            let _ = writeln!(out, r#"{{"timestamp":"{ts}","type":"event_msg","payload":{{"type":"task_complete","turn_id":"t{t}","last_agent_message":"{fin}"}}}}"#);
+            let _ = writeln!(
+                out,
+                r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{fin}"}}]}}}}"#
+            );
+            let _ = writeln!(
+                out,
+                r#"{{"timestamp":"{ts}","type":"event_msg","payload":{{"type":"task_complete","turn_id":"t{t}","last_agent_message":"{fin}"}}}}"#
+            );
         }
         Agent::Gemini => {
-            let _ = writeln!(out, r#"{{"id":"p{t}","timestamp":"{ts}","type":"user","content":[{{"text":"{prompt}"}}]}}"#);
+            let _ = writeln!(
+                out,
+                r#"{{"id":"p{t}","timestamp":"{ts}","type":"user","content":[{{"text":"{prompt}"}}]}}"#
+            );
             let _ = writeln!(out, r#"{{"$set":{{"lastUpdated":"{ts}"}}}}"#);
             for k in 0..tools {
                 let (name, args) = if last || rng.below(3) == 0 {
-                    ("replace", r#"{"file_path":"src/cache.rs","old_string":"a","new_string":"b"}"#)
+                    (
+                        "replace",
+                        r#"{"file_path":"src/cache.rs","old_string":"a","new_string":"b"}"#,
+                    )
                 } else {
-                    ("run_shell_command", r#"{"command":"cargo test --workspace","description":"tests"}"#)
+                    (
+                        "run_shell_command",
+                        r#"{"command":"cargo test --workspace","description":"tests"}"#,
+                    )
                 };
-                let size = if rng.below(10) == 0 { 8_000 + rng.below(40_000) } else { 200 + rng.below(2_000) };
+                let size = if rng.below(10) == 0 {
+                    8_000 + rng.below(40_000)
+                } else {
+                    200 + rng.below(2_000)
+                };
                 let res = filler(rng, size as usize, 0);
-                let _ = writeln!(out, r#"{{"id":"m{t}_{k}","timestamp":"{ts}","type":"gemini","content":"","model":"gemini-2.5-flash"}}"#);
-                let _ = writeln!(out, r#"{{"id":"m{t}_{k}","timestamp":"{ts}","type":"gemini","content":"","model":"gemini-2.5-flash","toolCalls":[{{"id":"{name}_{t}_{k}","name":"{name}","args":{args},"status":"success"}}]}}"#);
-                let _ = writeln!(out, r#"{{"id":"r{t}_{k}","timestamp":"{ts}","type":"user","content":[{{"functionResponse":{{"id":"{name}_{t}_{k}","name":"{name}","response":{{"output":"{res}"}}}}}}]}}"#);
-                let _ = writeln!(out, r#"{{"$set":{{"lastUpdated":"{ts}"}}}}"#);
+                let _ = writeln!(
+                    out,
+                    r#"{{"id":"m{t}_{k}","timestamp":"{ts}","type":"gemini","content":"","model":"gemini-2.5-flash"}}"#
+                );
+                let _ = writeln!(
+                    out,
+                    r#"{{"id":"m{t}_{k}","timestamp":"{ts}","type":"gemini","content":"","model":"gemini-2.5-flash","toolCalls":[{{"id":"{name}_{t}_{k}","name":"{name}","args":{args},"status":"success"}}]}}"#
+                );
+                let _ = writeln!(
+                    out,
+                    r#"{{"id":"r{t}_{k}","timestamp":"{ts}","type":"user","content":[{{"functionResponse":{{"id":"{name}_{t}_{k}","name":"{name}","response":{{"output":"{res}"}}}}}}]}}"#
+                );
+                let _ =
+                    writeln!(out, r#"{{"$set":{{"lastUpdated":"{ts}"}}}}"#);
             }
-            let _ = writeln!(out, r#"{{"id":"f{t}","timestamp":"{ts}","type":"gemini","content":"{fin}","model":"gemini-2.5-flash"}}"#);
+            let _ = writeln!(
+                out,
+                r#"{{"id":"f{t}","timestamp":"{ts}","type":"gemini","content":"{fin}","model":"gemini-2.5-flash"}}"#
+            );
             let _ = writeln!(out, r#"{{"$set":{{"lastUpdated":"{ts}"}}}}"#);
         }
         Agent::Claude => unreachable!("Claude transcripts come from generate"),
@@ -366,7 +431,11 @@ fn agent_turn(out: &mut String, rng: &mut Rng, agent: Agent, t: u64, last: bool)
 
 /// Write a transcript of about `size` bytes in `agent`'s format; every
 /// size ends with the same last turn (an edit, then [`FINAL_TEXT`]).
-pub fn generate_for(path: &Path, size: u64, agent: Agent) -> std::io::Result<()> {
+pub fn generate_for(
+    path: &Path,
+    size: u64,
+    agent: Agent,
+) -> std::io::Result<()> {
     if agent == Agent::Claude {
         return generate(path, size);
     }

@@ -79,7 +79,10 @@ pub fn top_level_type_keys(bytes: &[u8]) -> usize {
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("an object")
         }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
+        fn visit_map<A: MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<usize, A::Error> {
             let mut n = 0;
             while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                 n += usize::from(k == "type");
