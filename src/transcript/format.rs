@@ -15,14 +15,11 @@
 //! the Claude record parser), and every reader feeds the one turn model,
 //! so a turn gets the same verdict whichever agent worked in it.
 //!
-//! [`Format::of`] tells them apart from a few lines, read cheaply by their
+//! [`Format::of`] tells them apart from the first line that parses, by its
 //! top-level `type`; a tail window that starts mid-file is enough, because
 //! every line of a format has that format's shape.
 
-use memchr::memmem;
-
 use super::lines::Lines;
-use super::sniff::{top_level_type, Sniff};
 
 /// The agent whose transcript format a file has.
 #[derive(
@@ -39,7 +36,11 @@ pub enum Format {
 }
 
 /// How many non-empty lines [`Format::of`] looks at.
-const PROBE_LINES: usize = 64;
+pub const PROBE_LINES: usize = 64;
+
+/// The longest line [`Format::of`] parses to decide; longer lines are
+/// passed over, which bounds what detection costs.
+pub const DECIDING_LINE_MAX: usize = 64 << 10;
 
 /// The top-level types of a Codex rollout's lines.
 const CODEX_TYPES: &[&[u8]] = &[
@@ -77,43 +78,48 @@ impl Format {
     /// assert_eq!(Format::of(claude), Format::Claude);
     /// ```
     pub fn of(bytes: &[u8]) -> Format {
+        let mut parser = ValueParser::default();
         Lines::new(bytes)
             .filter(|l| !l.is_empty())
             .take(PROBE_LINES)
-            .find_map(|l| Format::of_line(l.as_bytes()))
+            .find_map(|l| Format::of_line(l.as_bytes(), &mut parser))
             .unwrap_or_default()
     }
 
-    /// The format one line proves, if any.
-    fn of_line(line: &[u8]) -> Option<Format> {
-        let head = &line[..line.len().min(256)];
-        let start = head.iter().position(|b| !b.is_ascii_whitespace())?;
-        let head = &head[start..];
-        if head.starts_with(b"{\"$set\"")
-            || head.starts_with(b"{\"$rewindTo\"")
-        {
-            return Some(Format::Gemini);
+    /// The format one line proves, if any: a line of at most
+    /// [`DECIDING_LINE_MAX`] bytes that parses as a JSON object, by its
+    /// top-level `type` (a `user` record is Claude Code's when it holds a
+    /// `message` object, Gemini CLI's otherwise), or, without one, by
+    /// Gemini CLI's `$set`, `$rewindTo` or metadata keys. A corrupt line
+    /// proves nothing, whatever its bytes look like.
+    fn of_line(line: &[u8], parser: &mut ValueParser) -> Option<Format> {
+        if line.len() > DECIDING_LINE_MAX {
+            return None;
         }
-        match top_level_type(line) {
-            Sniff::Type(t) if CODEX_TYPES.contains(&t) => Some(Format::Codex),
-            Sniff::Type(t) if GEMINI_TYPES.contains(&t) => {
+        let v = parser.parse(line)?;
+        let has = |k: &str| v.get(k).is_some();
+        match v.get("type").and_then(serde_json::Value::as_str) {
+            Some(t) if CODEX_TYPES.contains(&t.as_bytes()) => {
+                Some(Format::Codex)
+            }
+            Some(t) if GEMINI_TYPES.contains(&t.as_bytes()) => {
                 Some(Format::Gemini)
             }
-            Sniff::Type(b"user") => {
-                Some(if memmem::find(line, b"\"message\":").is_some() {
+            Some("user") => {
+                Some(if v.get("message").is_some_and(|m| m.is_object()) {
                     Format::Claude
                 } else {
                     Format::Gemini
                 })
             }
-            Sniff::Type(_) => Some(Format::Claude),
-            Sniff::NoType
-                if memmem::find(line, b"\"projectHash\"").is_some()
-                    && memmem::find(line, b"\"sessionId\"").is_some() =>
+            Some(_) => Some(Format::Claude),
+            None if has("$set")
+                || has("$rewindTo")
+                || (has("sessionId") && has("projectHash")) =>
             {
                 Some(Format::Gemini)
             }
-            _ => None,
+            None => None,
         }
     }
 

@@ -347,9 +347,14 @@ pub(crate) fn entrypoint_in_head(
     whole_is_cut: bool,
 ) -> HeadScan {
     let head = &whole[..whole.len().min(ENTRYPOINT_HEAD_BYTES)];
-    if Format::of(head) == Format::Codex {
+    match Format::of(head) {
         // The rollout's first line says where the session came from.
-        return HeadScan::Answer(super::codex::entrypoint(head));
+        Format::Codex => {
+            return HeadScan::Answer(super::codex::entrypoint(head))
+        }
+        // Gemini CLI records no entrypoint.
+        Format::Gemini => return HeadScan::Answer(None),
+        Format::Claude => {}
     }
     let head_is_cut = whole_is_cut || head.len() < whole.len();
     // A window shorter than the bound may cut a line the bound would hold.

@@ -22,33 +22,38 @@ const CODEX_TYPES: &[&str] = &[
     "compacted",
 ];
 
-/// The agent of the first line that tells, when it is not Claude Code.
+/// The agent of the first line that tells, when it is not Claude Code: a
+/// line of at most 64 KiB that is a JSON object, by its string `type`
+/// (`user` with an object `message` is Claude Code's), else by Gemini's
+/// `$set`, `$rewindTo`, or `sessionId` with `projectHash`.
 pub fn agent(bytes: &[u8]) -> Option<Agent> {
-    for p in parse_all(bytes).iter().take(64) {
-        let Some(v) = &p.object else { continue };
-        if v.get("$set").is_some() || v.get("$rewindTo").is_some() {
-            return Some(Agent::Gemini);
+    let lines = super::lines::naive_lines(bytes);
+    for line in lines.iter().filter(|l| !l.bytes.is_empty()).take(64) {
+        if line.bytes.len() > 64 << 10 {
+            continue;
         }
-        match v.get("type") {
-            Some(Value::String(t)) if CODEX_TYPES.contains(&t.as_str()) => {
-                return Some(Agent::Codex)
-            }
-            Some(Value::String(t))
-                if ["gemini", "info", "error", "warning"]
-                    .contains(&t.as_str()) =>
-            {
+        let Some(v) = super::queries::parse_line(&line.bytes) else {
+            continue;
+        };
+        match v.get("type").and_then(Value::as_str) {
+            Some(t) if CODEX_TYPES.contains(&t) => return Some(Agent::Codex),
+            Some("gemini" | "info" | "error" | "warning") => {
                 return Some(Agent::Gemini)
             }
-            Some(Value::String(t)) if t == "user" => {
-                return v.get("message").is_none().then_some(Agent::Gemini)
+            Some("user") => {
+                return (!v.get("message").is_some_and(Value::is_object))
+                    .then_some(Agent::Gemini)
             }
-            Some(Value::String(_)) => return None,
-            _ if v.get("sessionId").is_some()
-                && v.get("projectHash").is_some() =>
-            {
-                return Some(Agent::Gemini)
+            Some(_) => return None,
+            None => {
+                let has = |k: &str| v.get(k).is_some();
+                if has("$set")
+                    || has("$rewindTo")
+                    || (has("sessionId") && has("projectHash"))
+                {
+                    return Some(Agent::Gemini);
+                }
             }
-            _ => {}
         }
     }
     None
