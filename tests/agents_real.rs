@@ -21,13 +21,17 @@
 //! `target/agents/`. Where `node` or `npm` is missing, every scenario is
 //! skipped with a notice.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+mod common;
+
+use common::MockApi;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
 
@@ -127,58 +131,15 @@ impl Agent {
     }
 }
 
-/// A mock model API on 127.0.0.1; killed on drop.
-struct Mock {
-    child: Child,
-    port: u16,
-    log: PathBuf,
-}
-
-impl Mock {
-    fn start(agent: Agent, dir: &Path, replies: &Value) -> Mock {
-        let scenario = dir.join("scenario.json");
-        std::fs::write(&scenario, json!({ "replies": replies }).to_string())
-            .unwrap();
-        let log = dir.join("requests.jsonl");
-        let mut child = Command::new("node")
-            .arg(root().join(agent.mock()))
-            .arg(&scenario)
-            .arg(&log)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("listening ")
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("mock said {line:?}"));
-        Mock { child, port, log }
-    }
-
-    /// The last user text of each agent-loop request that carried
-    /// stopgate's reason back to the model.
-    fn feedback(&self) -> Vec<String> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str::<Value>(l).unwrap())
-            .filter(|r| r["agent_loop"] == true)
-            .filter_map(|r| r["last_user"].as_str().map(str::to_string))
-            .filter(|t| t.contains("stopgate:"))
-            .collect()
-    }
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The last user text of each agent-loop request that carried
+/// stopgate's reason back to the model.
+fn feedback(mock: &MockApi) -> Vec<String> {
+    mock.requests()
+        .into_iter()
+        .filter(|r| r["agent_loop"] == true)
+        .filter_map(|r| r["last_user"].as_str().map(str::to_string))
+        .filter(|t| t.contains("stopgate:"))
+        .collect()
 }
 
 /// One scenario's world: a home with the agent's settings and stopgate's
@@ -186,7 +147,7 @@ impl Drop for Mock {
 struct World {
     agent: Agent,
     dir: tempfile::TempDir,
-    mock: Mock,
+    mock: MockApi,
 }
 
 impl World {
@@ -199,7 +160,7 @@ impl World {
         std::fs::create_dir_all(home.join(".gemini")).unwrap();
         let project = project.canonicalize().unwrap();
         std::fs::write(dir.path().join("stopgate.toml"), config).unwrap();
-        let mock = Mock::start(agent, dir.path(), &replies);
+        let mock = MockApi::start(agent.mock(), dir.path(), &replies);
         let w = World { agent, dir, mock };
         match agent {
             Agent::Codex => std::fs::write(
@@ -337,7 +298,7 @@ impl World {
 
     /// The block reasons that reached the model, which must be `n`.
     fn feedback(&self, n: usize) -> Vec<String> {
-        let feedback = self.mock.feedback();
+        let feedback = feedback(&self.mock);
         assert_eq!(feedback.len(), n, "{feedback:#?}\n{}", self.debug_log());
         feedback
     }

@@ -23,13 +23,17 @@
 //! * it asks to approve a custom API key unless `~/.claude.json` lists its
 //!   last 20 characters under `customApiKeyResponses.approved`.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+mod common;
+
+use common::MockApi;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
 
@@ -94,44 +98,26 @@ fn client() -> Option<&'static Path> {
 }
 
 /// The mock Messages API, listening on 127.0.0.1; killed on drop.
-struct Mock {
-    child: Child,
-    port: u16,
-    log: PathBuf,
-}
+struct Mock(MockApi);
 
 impl Mock {
     fn start(dir: &Path, replies: &Value) -> Mock {
-        let scenario = dir.join("scenario.json");
-        std::fs::write(&scenario, json!({ "replies": replies }).to_string())
-            .unwrap();
-        let log = dir.join("requests.jsonl");
-        let mut child = Command::new("node")
-            .arg(root().join("tests/real_client/mock-anthropic.mjs"))
-            .arg(&scenario)
-            .arg(&log)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("listening ")
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("mock said {line:?}"));
-        Mock { child, port, log }
+        Mock(MockApi::start(
+            "tests/real_client/mock-anthropic.mjs",
+            dir,
+            replies,
+        ))
+    }
+
+    fn port(&self) -> u16 {
+        self.0.port
     }
 
     /// The requests of the agent loop, in order.
     fn agent_requests(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        self.0
+            .requests()
+            .into_iter()
             .filter(|r| r["agent_loop"] == true)
             .collect()
     }
@@ -144,13 +130,6 @@ impl Mock {
             .filter(|t| t.contains("hook feedback:"))
             .map(str::to_string)
             .collect()
-    }
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -235,7 +214,7 @@ impl World {
             .env("HOME", self.home())
             .env(
                 "ANTHROPIC_BASE_URL",
-                format!("http://127.0.0.1:{}", self.mock.port),
+                format!("http://127.0.0.1:{}", self.mock.port()),
             )
             .env("ANTHROPIC_API_KEY", API_KEY)
             .env("DISABLE_AUTOUPDATER", "1")

@@ -291,25 +291,10 @@ fn self_test_json(r: &mut Report, agent: Format) {
         let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
         let config = tmp.path().join("stopgate.toml");
         std::fs::write(&config, "").map_err(|e| e.to_string())?;
-        let run = |input: serde_json::Value| -> Result<(Option<i32>, String, String), String> {
-            let mut child = Command::new(&exe)
-                .args(["hook", "--agent", name, "--config"])
-                .arg(&config)
-                .env("STOPGATE_STATE_DIR", tmp.path().join("state"))
-                .env_remove("CLAUDE_CODE_ENTRYPOINT")
-                .env_remove("STOPGATE_CONFIG")
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|e| e.to_string())?;
-            child.stdin.take().unwrap().write_all(input.to_string().as_bytes()).map_err(|e| e.to_string())?;
-            let out = child.wait_with_output().map_err(|e| e.to_string())?;
-            Ok((
-                out.status.code(),
-                String::from_utf8_lossy(&out.stdout).into_owned(),
-                String::from_utf8_lossy(&out.stderr).into_owned(),
-            ))
+        let state = tmp.path().join("state");
+        let run = |input: serde_json::Value| {
+            run_hook(&exe, &["--agent", name], &config, &state, &input)
+                .map(|o| (o.code, o.stdout, o.stderr))
         };
         let gemini = agent == Format::Gemini;
         let post = if gemini {
@@ -357,6 +342,49 @@ fn self_test_json(r: &mut Report, agent: Format) {
         Ok(()) => r.line(true, &format!("self-test ({name}): a change then an unaudited end of turn blocks with the exact JSON; an audited one passes silently")),
         Err(e) => r.line(false, &format!("self-test ({name}): {e}")),
     }
+}
+
+/// What a run of the hook gave back.
+struct HookRun {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Run this binary as a hook on `input`, as a client would: `hook
+/// <args> --config <config>`, with its own state directory and none of
+/// the caller's entrypoint or configuration.
+fn run_hook(
+    exe: &std::path::Path,
+    args: &[&str],
+    config: &std::path::Path,
+    state: &std::path::Path,
+    input: &serde_json::Value,
+) -> Result<HookRun, String> {
+    let mut child = Command::new(exe)
+        .arg("hook")
+        .args(args)
+        .arg("--config")
+        .arg(config)
+        .env("STOPGATE_STATE_DIR", state)
+        .env_remove("CLAUDE_CODE_ENTRYPOINT")
+        .env_remove("STOPGATE_CONFIG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    stdin
+        .write_all(input.to_string().as_bytes())
+        .map_err(|e| e.to_string())?;
+    drop(stdin);
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    Ok(HookRun {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
 }
 
 /// The program of a command line, unquoted.
@@ -434,21 +462,10 @@ fn self_test(r: &mut Report) {
         std::fs::write(&transcript, text).map_err(|e| e.to_string())?;
         let config = tmp.path().join("stopgate.toml");
         std::fs::write(&config, "").map_err(|e| e.to_string())?;
-        let run = |input: serde_json::Value| -> Result<(Option<i32>, String), String> {
-            let mut child = Command::new(&exe)
-                .args(["hook", "--config"])
-                .arg(&config)
-                .env("STOPGATE_STATE_DIR", tmp.path().join("state"))
-                .env_remove("CLAUDE_CODE_ENTRYPOINT")
-                .env_remove("STOPGATE_CONFIG")
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|e| e.to_string())?;
-            child.stdin.take().unwrap().write_all(input.to_string().as_bytes()).map_err(|e| e.to_string())?;
-            let out = child.wait_with_output().map_err(|e| e.to_string())?;
-            Ok((out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned()))
+        let state = tmp.path().join("state");
+        let run = |input: serde_json::Value| {
+            run_hook(&exe, &[], &config, &state, &input)
+                .map(|o| (o.code, o.stderr))
         };
         let post = json!({"session_id": "doctor", "hook_event_name": "PostToolUse", "tool_name": "Write",
                           "tool_input": {"file_path": "/tmp/x"}, "transcript_path": &transcript});

@@ -21,3 +21,67 @@ pub fn children_max_rss_kib() -> i64 {
         usage.ru_maxrss
     }
 }
+
+/// A mock model API (a node script under `tests/`), started on 127.0.0.1
+/// with a script of model replies; killed on drop. Each mock prints
+/// `listening PORT` once it accepts connections and appends one JSON line
+/// per request to its log.
+pub struct MockApi {
+    child: std::process::Child,
+    /// The port it listens on.
+    pub port: u16,
+    /// Its request log (JSON Lines).
+    pub log: std::path::PathBuf,
+}
+
+impl MockApi {
+    /// Start `script` (relative to the crate) in `dir` with `replies`.
+    pub fn start(
+        script: &str,
+        dir: &Path,
+        replies: &serde_json::Value,
+    ) -> MockApi {
+        use std::io::BufRead;
+        let scenario = dir.join("scenario.json");
+        std::fs::write(
+            &scenario,
+            serde_json::json!({ "replies": replies }).to_string(),
+        )
+        .unwrap();
+        let log = dir.join("requests.jsonl");
+        let mut child = std::process::Command::new("node")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(script))
+            .arg(&scenario)
+            .arg(&log)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .spawn()
+            .expect("node starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("listening ")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("mock said {line:?}"));
+        MockApi { child, port, log }
+    }
+
+    /// The logged requests, in order.
+    pub fn requests(&self) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+impl Drop for MockApi {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
