@@ -50,8 +50,15 @@ pub fn check_against_oracle(path: &Path, bytes: &[u8]) {
         "{} [read_entrypoint]",
         path.display()
     );
+    let agent = super::agents::agent(bytes);
     for (label, t) in sources(path) {
         let ctx = format!("{} [{label}]", path.display());
+        // A tail window of a file that mixes formats (no client writes
+        // one) reads as the format its own lines show, which the oracle
+        // of the whole file does not model.
+        if !t.has_head() && super::agents::agent(t.as_bytes()) != agent {
+            continue;
+        }
         let base = t.base_offset() as usize;
         // A window answers exactly when the oracle's answer lies inside it.
         let inside = |offset: usize| offset >= base;
