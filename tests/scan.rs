@@ -244,7 +244,7 @@ fn options_and_exit_codes() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("key,file,session_id,project,turn,kind,timestamp,entrypoint,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks")
+        Some("key,file,session_id,project,turn,kind,timestamp,entrypoint,agent,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks")
     );
     let expected =
         std::fs::read_to_string(root().join("tests/expected/scan.jsonl"))
@@ -284,7 +284,8 @@ fn options_and_exit_codes() {
         "proj · 2026-03-20 · ",
         "by project",
         "by day",
-        "of 20 change turns",
+        "of 28 change turns",
+        "by agent",
         "judged turns",
         "turns dated 2026-03-20",
         " MiB",
@@ -296,7 +297,7 @@ fn options_and_exit_codes() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--all-turns picks the rows"), "{err}");
-    assert!(table.contains("corrupt lines skipped: 5"), "{table}");
+    assert!(table.contains("corrupt lines skipped: 9"), "{table}");
 }
 
 fn timed_scan(args: &[&str]) -> Output {
@@ -579,7 +580,7 @@ fn the_progress_bar_fits_80_columns() {
         .collect();
     assert!(!frames.is_empty(), "no progress frame in {text:?}");
     assert!(
-        frames[0].contains(" 0/23 files ["),
+        frames[0].contains(" 0/29 files ["),
         "first frame: {:?}",
         frames[0]
     );
@@ -590,4 +591,66 @@ fn the_progress_bar_fits_80_columns() {
             f.chars().count()
         );
     }
+}
+
+/// Every agent's transcripts in one scan: an `agent` column, `--agent`
+/// keeps one agent's, and with no PATH every agent's store that exists is
+/// scanned (Claude Code's projects, Codex's sessions, Gemini's tmp).
+#[test]
+fn agents_are_told_apart_filtered_and_found_by_default() {
+    let rows = |out: Output| -> Vec<serde_json::Value> {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let all = rows(scan(&["--format", "jsonl", "--all-turns", "--no-progress", "fixtures/"]));
+    for agent in ["claude", "codex", "gemini"] {
+        assert!(all.iter().any(|r| r["agent"] == agent), "{agent}");
+        let only = rows(scan(&[
+            "--format", "jsonl", "--all-turns", "--no-progress", "--agent", agent, "fixtures/",
+        ]));
+        assert!(!only.is_empty());
+        assert!(only.iter().all(|r| r["agent"] == agent), "{agent}");
+    }
+    let csv = scan(&["--format", "csv", "--all-turns", "--no-progress", "fixtures/"]);
+    let header = String::from_utf8(csv.stdout).unwrap();
+    assert!(header.lines().next().unwrap().contains(",agent,"));
+
+    // The default stores, under a HOME of their own.
+    let home = tempfile::tempdir().unwrap();
+    let put = |dir: &str, fixture: &str| {
+        let d = home.path().join(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::copy(root().join("fixtures/transcripts").join(fixture), d.join(fixture)).unwrap();
+    };
+    put(".claude/projects/-w-demo", "content_array.jsonl");
+    put(".codex/sessions/2026/11/30", "codex_rollout.jsonl");
+    put(".gemini/tmp/demo/chats", "gemini_session.jsonl");
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .arg("scan")
+            .args(args)
+            .env("HOME", home.path())
+            .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("STOPGATE_CONFIG")
+            .output()
+            .unwrap()
+    };
+    let found = rows(run(&["--format", "jsonl", "--all-turns", "--no-progress"]));
+    let mut agents: Vec<&str> = found.iter().map(|r| r["agent"].as_str().unwrap()).collect();
+    agents.dedup();
+    assert_eq!(agents, ["claude", "codex", "gemini"], "{found:#?}");
+    let gemini = found.iter().find(|r| r["agent"] == "gemini").unwrap();
+    assert_eq!(gemini["project"], "demo", "the project folder Gemini named");
+    let codex = rows(run(&["--format", "jsonl", "--all-turns", "--no-progress", "--agent", "codex"]));
+    assert!(!codex.is_empty() && codex.iter().all(|r| r["agent"] == "codex"));
+    // The table has a row per agent.
+    let table = run(&["--no-progress", "--color", "never"]);
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(table.contains("by agent"), "{table}");
 }

@@ -125,6 +125,8 @@ impl Counts {
 pub struct Summary {
     /// All turns.
     pub all: Counts,
+    /// Per agent (`claude`, `codex`, `gemini`).
+    pub by_agent: BTreeMap<&'static str, Counts>,
     /// Per project label.
     pub by_project: BTreeMap<String, Counts>,
     /// Per period start (`YYYY-MM-DD`).
@@ -209,6 +211,7 @@ impl Summary {
         };
         let mut s = Summary {
             all: Counts::default(),
+            by_agent: BTreeMap::new(),
             by_project: BTreeMap::new(),
             by_period: BTreeMap::new(),
             by_project_period: BTreeMap::new(),
@@ -221,6 +224,7 @@ impl Summary {
             let project = project_label(r);
             for t in &r.turns {
                 s.all.add(r, t);
+                s.by_agent.entry(r.agent.as_str()).or_default().add(r, t);
                 s.by_project.entry(project.clone()).or_default().add(r, t);
                 if let Some(p) = stamp(t).map(start_of) {
                     s.by_period.entry(p.clone()).or_default().add(r, t);

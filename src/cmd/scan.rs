@@ -706,6 +706,15 @@ fn write_breakdowns(
     out: &mut impl Write,
     summary: &Summary,
 ) -> io::Result<()> {
+    // One report for every agent a team runs: each agent's own row, when
+    // the scan saw more than one.
+    if summary.by_agent.len() > 1 {
+        writeln!(out)?;
+        writeln!(out, "{}", paint(HEAD, &breakdown_header("by agent", 16, "")))?;
+        for (agent, c) in &summary.by_agent {
+            writeln!(out, "{}", breakdown_row(agent, 16, c, ""))?;
+        }
+    }
     writeln!(out)?;
     writeln!(out, "{}", paint(HEAD, &breakdown_header("by project", 16, "")))?;
     for (project, c) in &summary.by_project {
