@@ -534,7 +534,12 @@ impl Probe {
     }
 }
 
-static TOOL_RESULT: Probe = Probe::new(b"\"tool_result\"");
+/// A block typed `tool_result`, as Claude Code writes it: the key and the
+/// value together, so that a bare `"tool_result"` string (a prompt that is
+/// just that word, the value of a misspelt key) does not make a prompt
+/// look like a tool result. (An object typed `tool_result` nested off the
+/// block level still would; Claude Code writes none.)
+static TOOL_RESULT: Probe = Probe::new(b"\"type\":\"tool_result\"");
 static SUMMARY: Probe = Probe::new(b"\"stop_hook_summary\"");
 static LOCAL_COMMAND: Probe = Probe::new(b"\"local_command\"");
 static BLOCKING: Probe = Probe::new(b"\"hook_blocking_error\"");
