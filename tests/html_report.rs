@@ -52,7 +52,7 @@ fn the_page_is_self_contained() {
         "<details>",
         "unaudited_change",
         "which…would you prefer",
-        "20 change turns</td>",
+        "28 change turns</td>",
     ] {
         assert!(page.contains(want), "no {want:?}");
     }
