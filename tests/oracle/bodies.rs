@@ -59,12 +59,12 @@ pub fn record_parse(data: &[u8]) {
 
 /// Every query on `data` written to a file, on every source path.
 pub fn queries(data: &[u8]) {
-    // A line with two top-level `type` keys is classified by its first
-    // where the parser keeps its last (see `sniff.rs`); the oracle cannot
-    // follow both readings, so such inputs are left to the sniff target.
+    // A line with an object holding two `type` keys is classified by the
+    // prefilters from the first where the parser keeps the last (see
+    // `sniff.rs`); the oracle cannot follow both readings, so such inputs are left to the sniff target.
     if super::lines::naive_lines(data)
         .iter()
-        .any(|l| super::queries::top_level_type_keys(&l.bytes) > 1)
+        .any(|l| super::queries::duplicate_type_key(&l.bytes))
     {
         return;
     }

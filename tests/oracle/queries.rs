@@ -68,35 +68,65 @@ pub fn parse_line(bytes: &[u8]) -> Option<Value> {
     Some(v)
 }
 
-/// How many top-level `type` keys a line's object has (0 when it is not
-/// an object).
-pub fn top_level_type_keys(bytes: &[u8]) -> usize {
-    use serde::de::{IgnoredAny, MapAccess, Visitor};
+/// Whether some object in a line, at any depth, has two `type` keys.
+/// The library's prefilters read the first (the sniffer a record's, the
+/// tool-result probe a block's) where the parser keeps the last; see
+/// `sniff.rs`. Claude Code never writes duplicate keys.
+pub fn duplicate_type_key(bytes: &[u8]) -> bool {
+    use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-    struct Count;
-    impl<'de> Visitor<'de> for Count {
-        type Value = usize;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an object")
+    struct Dup(bool);
+    struct DupVisitor;
+    impl<'de> Deserialize<'de> for Dup {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Dup, D::Error> {
+            d.deserialize_any(DupVisitor)
         }
-        fn visit_map<A: MapAccess<'de>>(
-            self,
-            mut map: A,
-        ) -> Result<usize, A::Error> {
-            let mut n = 0;
+    }
+    impl<'de> Visitor<'de> for DupVisitor {
+        type Value = Dup;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("JSON")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Dup, A::Error> {
+            let (mut types, mut dup) = (0, false);
             while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                n += usize::from(k == "type");
-                map.next_value::<IgnoredAny>()?;
+                types += usize::from(k == "type");
+                dup |= map.next_value::<Dup>()?.0;
             }
-            Ok(n)
+            Ok(Dup(dup || types > 1))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Dup, A::Error> {
+            let mut dup = false;
+            while let Some(v) = seq.next_element::<Dup>()? {
+                dup |= v.0;
+            }
+            Ok(Dup(dup))
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Dup, E> {
+            Ok(Dup(false))
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Dup, E> {
+            Ok(Dup(false))
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Dup, E> {
+            Ok(Dup(false))
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Dup, E> {
+            Ok(Dup(false))
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Dup, E> {
+            Ok(Dup(false))
+        }
+        fn visit_unit<E>(self) -> Result<Dup, E> {
+            Ok(Dup(false))
         }
     }
     if raw_depth(bytes) > MAX_DEPTH {
-        return 0;
+        return false;
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     de.disable_recursion_limit();
-    serde::Deserializer::deserialize_map(&mut de, Count).unwrap_or(0)
+    Dup::deserialize(&mut de).is_ok_and(|d| d.0)
 }
 
 /// Every non-empty line, parsed.
