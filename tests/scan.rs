@@ -599,23 +599,45 @@ fn the_progress_bar_fits_80_columns() {
 #[test]
 fn agents_are_told_apart_filtered_and_found_by_default() {
     let rows = |out: Output| -> Vec<serde_json::Value> {
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout)
             .unwrap()
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
     };
-    let all = rows(scan(&["--format", "jsonl", "--all-turns", "--no-progress", "fixtures/"]));
+    let all = rows(scan(&[
+        "--format",
+        "jsonl",
+        "--all-turns",
+        "--no-progress",
+        "fixtures/",
+    ]));
     for agent in ["claude", "codex", "gemini"] {
         assert!(all.iter().any(|r| r["agent"] == agent), "{agent}");
         let only = rows(scan(&[
-            "--format", "jsonl", "--all-turns", "--no-progress", "--agent", agent, "fixtures/",
+            "--format",
+            "jsonl",
+            "--all-turns",
+            "--no-progress",
+            "--agent",
+            agent,
+            "fixtures/",
         ]));
         assert!(!only.is_empty());
         assert!(only.iter().all(|r| r["agent"] == agent), "{agent}");
     }
-    let csv = scan(&["--format", "csv", "--all-turns", "--no-progress", "fixtures/"]);
+    let csv = scan(&[
+        "--format",
+        "csv",
+        "--all-turns",
+        "--no-progress",
+        "fixtures/",
+    ]);
     let header = String::from_utf8(csv.stdout).unwrap();
     assert!(header.lines().next().unwrap().contains(",agent,"));
 
@@ -624,7 +646,11 @@ fn agents_are_told_apart_filtered_and_found_by_default() {
     let put = |dir: &str, fixture: &str| {
         let d = home.path().join(dir);
         std::fs::create_dir_all(&d).unwrap();
-        std::fs::copy(root().join("fixtures/transcripts").join(fixture), d.join(fixture)).unwrap();
+        std::fs::copy(
+            root().join("fixtures/transcripts").join(fixture),
+            d.join(fixture),
+        )
+        .unwrap();
     };
     put(".claude/projects/-w-demo", "content_array.jsonl");
     put(".codex/sessions/2026/11/30", "codex_rollout.jsonl");
@@ -641,16 +667,66 @@ fn agents_are_told_apart_filtered_and_found_by_default() {
             .output()
             .unwrap()
     };
-    let found = rows(run(&["--format", "jsonl", "--all-turns", "--no-progress"]));
-    let mut agents: Vec<&str> = found.iter().map(|r| r["agent"].as_str().unwrap()).collect();
+    let found =
+        rows(run(&["--format", "jsonl", "--all-turns", "--no-progress"]));
+    let mut agents: Vec<&str> =
+        found.iter().map(|r| r["agent"].as_str().unwrap()).collect();
     agents.dedup();
     assert_eq!(agents, ["claude", "codex", "gemini"], "{found:#?}");
     let gemini = found.iter().find(|r| r["agent"] == "gemini").unwrap();
     assert_eq!(gemini["project"], "demo", "the project folder Gemini named");
-    let codex = rows(run(&["--format", "jsonl", "--all-turns", "--no-progress", "--agent", "codex"]));
+    let codex = rows(run(&[
+        "--format",
+        "jsonl",
+        "--all-turns",
+        "--no-progress",
+        "--agent",
+        "codex",
+    ]));
     assert!(!codex.is_empty() && codex.iter().all(|r| r["agent"] == "codex"));
     // The table has a row per agent.
     let table = run(&["--no-progress", "--color", "never"]);
     let table = String::from_utf8(table.stdout).unwrap();
     assert!(table.contains("by agent"), "{table}");
+}
+
+/// A rollout whose first line is too long to decide the format (a big
+/// `session_meta`) is still a rollout: the next line tells, for the scan
+/// (which gets lines one at a time) as for the whole-file reader.
+#[test]
+fn a_long_first_line_does_not_decide_the_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rollout-big.jsonl");
+    let meta = serde_json::json!({"type": "session_meta", "payload": {"id": "big", "cwd": "/w",
+        "source": "cli", "base_instructions": {"text": "x".repeat(100_000)}}});
+    let rest = std::fs::read_to_string(
+        root().join("fixtures/transcripts/codex_tui.jsonl"),
+    )
+    .unwrap();
+    let rest: String =
+        rest.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, format!("{meta}\n{rest}")).unwrap();
+    let t = stopgate::Transcript::read(&path).unwrap();
+    assert_eq!(t.format(), stopgate::transcript::Format::Codex);
+    assert_eq!(t.entrypoint().as_deref(), Some("codex-cli"));
+    // The hook reads only the head, in a 64 KiB window first.
+    assert_eq!(
+        stopgate::Transcript::read_entrypoint(&path).unwrap().as_deref(),
+        Some("codex-cli")
+    );
+    let out = scan(&[
+        "--format",
+        "jsonl",
+        "--all-turns",
+        "--no-progress",
+        path.to_str().unwrap(),
+    ]);
+    let rows: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0]["agent"], "codex");
+    assert_eq!(rows[0]["kind"], "interrupted");
 }

@@ -21,6 +21,7 @@ use crate::config::GateName;
 use crate::gates::{AuditStatus, Block, Facts, Gates};
 use crate::transcript::{
     Chain, Format, LinePos, Transcript, Turn, TurnKind, TurnReader,
+    PROBE_LINES,
 };
 
 /// A finding, from the fixed vocabulary of `stopgate scan`.
@@ -273,6 +274,7 @@ pub fn scan_reader<R: Read>(
         chain,
         first_prompt: None,
         reader: None,
+        pending: vec![],
         turns: vec![],
         lines: 0,
         corrupt: 0,
@@ -285,6 +287,9 @@ pub fn scan_reader<R: Read>(
     match read {
         Ok(n) => report.bytes = n,
         Err(e) => report.error = Some(e.to_string()),
+    }
+    if scan.reader.is_none() && !scan.pending.is_empty() {
+        scan.start_reading(Format::default());
     }
     if let Some(reader) = scan.reader.take() {
         report.agent = reader.format();
@@ -330,8 +335,10 @@ struct FileScan<'a> {
     unattended: bool,
     chain: Chain,
     first_prompt: Option<String>,
-    /// The reader of the file's format, made at its first line.
+    /// The reader of the file's format, made once a line tells the
+    /// format ([`Format::of_line`]); until then, the lines read so far.
     reader: Option<TurnReader>,
+    pending: Vec<(Vec<u8>, bool, LinePos)>,
     turns: Vec<TurnReport>,
     /// Physical lines seen, which numbers them.
     lines: u64,
@@ -349,15 +356,44 @@ impl FileScan<'_> {
         if line.bytes.is_empty() {
             return;
         }
-        let chain = self.chain;
-        let reader = self.reader.get_or_insert_with(|| {
-            TurnReader::new(Format::of(line.bytes), chain)
-        });
         let pos = LinePos { offset: line.offset, line: Some(self.lines) };
-        if let Some(done) = reader.line(line.bytes, line.terminated, pos) {
-            self.corrupt += done.skipped_corrupt() as u64;
-            self.judge(done);
+        match &mut self.reader {
+            Some(reader) => {
+                if let Some(done) =
+                    reader.line(line.bytes, line.terminated, pos)
+                {
+                    self.done(done);
+                }
+            }
+            // The format is the first that one of the first lines tells,
+            // as `Format::of` has it; the lines before wait for it.
+            None => {
+                self.pending.push((line.bytes.to_vec(), line.terminated, pos));
+                match Format::of_line(line.bytes) {
+                    Some(format) => self.start_reading(format),
+                    None if self.pending.len() >= PROBE_LINES => {
+                        self.start_reading(Format::default())
+                    }
+                    None => {}
+                }
+            }
         }
+    }
+
+    /// Make the reader of `format`, and feed it the lines read so far.
+    fn start_reading(&mut self, format: Format) {
+        let mut reader = TurnReader::new(format, self.chain);
+        for (bytes, terminated, pos) in std::mem::take(&mut self.pending) {
+            if let Some(done) = reader.line(&bytes, terminated, pos) {
+                self.done(done);
+            }
+        }
+        self.reader = Some(reader);
+    }
+
+    fn done(&mut self, turn: Turn) {
+        self.corrupt += turn.skipped_corrupt() as u64;
+        self.judge(turn);
     }
 
     /// Judge a finished turn and keep its row.

@@ -710,7 +710,11 @@ fn write_breakdowns(
     // the scan saw more than one.
     if summary.by_agent.len() > 1 {
         writeln!(out)?;
-        writeln!(out, "{}", paint(HEAD, &breakdown_header("by agent", 16, "")))?;
+        writeln!(
+            out,
+            "{}",
+            paint(HEAD, &breakdown_header("by agent", 16, ""))
+        )?;
         for (agent, c) in &summary.by_agent {
             writeln!(out, "{}", breakdown_row(agent, 16, c, ""))?;
         }

@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use super::format::{content_text, ValueParser};
 use super::lines::Lines;
-use super::sniff::quick_type;
+use super::sniff::{quick_type, top_level_type, Sniff};
 use super::turn::{LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
 
 /// Texts the harness writes as user messages (older rollouts, which
@@ -50,7 +50,7 @@ const HOOK_PROMPT: &str = "<hook_prompt";
 /// Whether a rollout line is worth parsing.
 pub(super) fn wants(line: &[u8]) -> bool {
     match quick_type(line) {
-        Some(b"response_item") => true,
+        Some(b"response_item" | b"session_meta") => true,
         Some(b"event_msg") => {
             memmem::find(&line[..line.len().min(256)], b"\"turn_aborted\"")
                 .is_some()
@@ -169,7 +169,9 @@ pub(super) fn entrypoint(head: &[u8]) -> Option<String> {
     let line = Lines::new(head)
         .filter(|l| !l.is_empty())
         .take(super::query::ENTRYPOINT_LINES)
-        .find(|l| quick_type(l.as_bytes()) == Some(b"session_meta"))?;
+        .find(|l| {
+            top_level_type(l.as_bytes()) == Sniff::Type(b"session_meta")
+        })?;
     let v = parser.parse(line.as_bytes())?;
     let source = v.get("payload")?.get("source")?;
     Some(match source.as_str() {

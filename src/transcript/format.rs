@@ -82,8 +82,15 @@ impl Format {
         Lines::new(bytes)
             .filter(|l| !l.is_empty())
             .take(PROBE_LINES)
-            .find_map(|l| Format::of_line(l.as_bytes(), &mut parser))
+            .find_map(|l| Format::of_line_with(l.as_bytes(), &mut parser))
             .unwrap_or_default()
+    }
+
+    /// The format one line proves, if any; [`Format::of`] is the first
+    /// answer among the first [`PROBE_LINES`] non-empty lines, for a reader
+    /// that gets lines one at a time (`stopgate scan`).
+    pub fn of_line(line: &[u8]) -> Option<Format> {
+        Format::of_line_with(line, &mut ValueParser::default())
     }
 
     /// The format one line proves, if any: a line of at most
@@ -92,7 +99,7 @@ impl Format {
     /// `message` object, Gemini CLI's otherwise), or, without one, by
     /// Gemini CLI's `$set`, `$rewindTo` or metadata keys. A corrupt line
     /// proves nothing, whatever its bytes look like.
-    fn of_line(line: &[u8], parser: &mut ValueParser) -> Option<Format> {
+    fn of_line_with(line: &[u8], parser: &mut ValueParser) -> Option<Format> {
         if line.len() > DECIDING_LINE_MAX {
             return None;
         }

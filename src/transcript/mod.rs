@@ -22,7 +22,7 @@ mod sniff;
 mod source;
 mod turn;
 
-pub use self::format::Format;
+pub use self::format::{Format, DECIDING_LINE_MAX, PROBE_LINES};
 pub use self::gemini::OWN_REASON;
 pub use self::lines::{Line, Lines, RevLines};
 pub use self::query::{

@@ -132,7 +132,7 @@ impl Transcript {
     /// assert_eq!(last.message_id(), Some("m1"));
     /// ```
     pub fn final_assistant_text(&self) -> Option<FinalText> {
-        if Format::of(self.as_bytes()) != Format::Claude {
+        if self.format() != Format::Claude {
             return self.final_text_of_turns();
         }
         let base = self.base_offset();
@@ -169,7 +169,7 @@ impl Transcript {
     /// its blocks are the text blocks of main-chain assistant lines that
     /// share its `message.id`, in file order.
     pub fn final_message(&self) -> Option<FinalMessage> {
-        if Format::of(self.as_bytes()) != Format::Claude {
+        if self.format() != Format::Claude {
             let last = self.final_text_of_turns()?;
             return Some(FinalMessage {
                 offset: last.offset,

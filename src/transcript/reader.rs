@@ -12,7 +12,6 @@ use super::codex;
 use super::format::{Format, ValueParser};
 use super::gemini::Replay;
 use super::record::RecordParser;
-use super::sniff::quick_type;
 use super::turn::{Chain, LinePos, Turn, TurnBuilder};
 use crate::transcript::safe_id;
 
@@ -176,25 +175,25 @@ impl TurnReader {
         terminated: bool,
         pos: LinePos,
     ) -> Option<Turn> {
-        let meta = self.session_id.is_none()
-            && quick_type(line) == Some(b"session_meta");
-        if !meta && !codex::wants(line) {
+        if !codex::wants(line) {
             return None;
         }
         let Some(v) = self.values.parse(line) else {
             self.corrupt += usize::from(terminated);
             return None;
         };
-        if meta {
-            let payload = v.get("payload");
-            let field = |k: &str| {
-                payload
-                    .and_then(|p| p.get(k))
-                    .and_then(|s| s.as_str())
-                    .map(str::to_string)
-            };
-            self.session_id = field("id").or_else(|| field("session_id"));
-            self.cwd = field("cwd");
+        if v.get("type").and_then(|t| t.as_str()) == Some("session_meta") {
+            if self.session_id.is_none() {
+                let payload = v.get("payload");
+                let field = |k: &str| {
+                    payload
+                        .and_then(|p| p.get(k))
+                        .and_then(|s| s.as_str())
+                        .map(str::to_string)
+                };
+                self.session_id = field("id").or_else(|| field("session_id"));
+                self.cwd = field("cwd");
+            }
             return None;
         }
         codex::push(&mut self.builder, &v, pos)

@@ -44,6 +44,8 @@ pub struct Transcript {
     /// Whether the file goes on past the bytes held: a head window.
     head_cut: bool,
     path: Option<PathBuf>,
+    /// The agent whose format the bytes have, judged once.
+    format: std::sync::OnceLock<super::format::Format>,
 }
 
 enum Data {
@@ -100,6 +102,7 @@ impl Transcript {
             body_start: 0,
             head_cut: false,
             path: Some(path.to_path_buf()),
+            format: Default::default(),
         })
     }
 
@@ -163,6 +166,7 @@ impl Transcript {
             body_start: 0,
             head_cut: false,
             path: Some(path.to_path_buf()),
+            format: Default::default(),
         };
         t.body_start = t.first_line_start();
         Ok(t)
@@ -194,6 +198,7 @@ impl Transcript {
             body_start: 0,
             head_cut,
             path: Some(path.to_path_buf()),
+            format: Default::default(),
         })
     }
 
@@ -278,6 +283,7 @@ impl Transcript {
             body_start: 0,
             head_cut: false,
             path: None,
+            format: Default::default(),
         }
     }
 
@@ -290,6 +296,7 @@ impl Transcript {
             body_start: 0,
             head_cut: false,
             path: Some(path.to_path_buf()),
+            format: Default::default(),
         })
     }
 
@@ -309,6 +316,14 @@ impl Transcript {
             Data::Mapped(ref m) => m,
             Data::Owned(ref v) => v,
         }
+    }
+
+    /// The agent whose transcript format the bytes have ([`Format::of`]),
+    /// judged from their first lines once, then remembered.
+    ///
+    /// [`Format::of`]: super::Format::of
+    pub fn format(&self) -> super::format::Format {
+        *self.format.get_or_init(|| super::format::Format::of(self.as_bytes()))
     }
 
     /// The bytes that queries look at: every whole line the source holds.

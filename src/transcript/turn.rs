@@ -1001,7 +1001,7 @@ impl Transcript {
     /// ```
     pub fn current_turn(&self, chain: Chain) -> Turn {
         let bytes = self.as_bytes();
-        if Format::of(bytes) != Format::Claude {
+        if self.format() != Format::Claude {
             return self.current_turn_forward(chain);
         }
         let mut parser = RecordParser::new();
@@ -1085,7 +1085,7 @@ impl Transcript {
         let numbered = self.has_head() && from == 0;
         let mut line_no = numbered.then_some(0u64);
         let mut reader = TurnReader::numbered_from(
-            Format::of(bytes),
+            self.format(),
             chain,
             usize::from(numbered),
         );

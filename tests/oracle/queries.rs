@@ -73,7 +73,9 @@ pub fn parse_line(bytes: &[u8]) -> Option<Value> {
 /// tool-result probe a block's) where the parser keeps the last; see
 /// `sniff.rs`. Claude Code never writes duplicate keys.
 pub fn duplicate_type_key(bytes: &[u8]) -> bool {
-    use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde::de::{
+        Deserialize, Deserializer, MapAccess, SeqAccess, Visitor,
+    };
 
     struct Dup(bool);
     struct DupVisitor;
@@ -87,7 +89,10 @@ pub fn duplicate_type_key(bytes: &[u8]) -> bool {
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("JSON")
         }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Dup, A::Error> {
+        fn visit_map<A: MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Dup, A::Error> {
             let (mut types, mut dup) = (0, false);
             while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                 types += usize::from(k == "type");
@@ -95,7 +100,10 @@ pub fn duplicate_type_key(bytes: &[u8]) -> bool {
             }
             Ok(Dup(dup || types > 1))
         }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Dup, A::Error> {
+        fn visit_seq<A: SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Dup, A::Error> {
             let mut dup = false;
             while let Some(v) = seq.next_element::<Dup>()? {
                 dup |= v.0;
