@@ -59,6 +59,15 @@ pub fn check_against_oracle(path: &Path, bytes: &[u8]) {
         if !t.has_head() && super::agents::agent(t.as_bytes()) != agent {
             continue;
         }
+        // A Gemini log is replayed, and a window cannot tell a message's
+        // first write from a rewrite of one that started before it: the
+        // window reads it as new, where the whole file's replay keeps its
+        // place. (The client rewrites only the message it is writing, so
+        // the hook's turn-sized windows see both writes; the fixtures'
+        // whole-file windows are compared.)
+        if !t.has_head() && agent == Some(super::agents::Agent::Gemini) {
+            continue;
+        }
         let base = t.base_offset() as usize;
         // A window answers exactly when the oracle's answer lies inside it.
         let inside = |offset: usize| offset >= base;
