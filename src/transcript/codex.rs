@@ -163,17 +163,18 @@ fn is_harness(payload: &Value, text: &str) -> bool {
 /// The entrypoint of a rollout whose head is `head`: `codex-<source>` from
 /// the `session_meta` line (`codex-exec` for `codex exec`, `codex-cli` for
 /// the TUI), `codex-subagent` for a subagent's rollout. `None` when the
-/// head holds no `session_meta` line.
+/// head holds no `session_meta` line that parses (a corrupt one is passed
+/// over).
 pub(super) fn entrypoint(head: &[u8]) -> Option<String> {
     let mut parser = ValueParser::default();
-    let line = Lines::new(head)
+    let meta = Lines::new(head)
         .filter(|l| !l.is_empty())
         .take(super::query::ENTRYPOINT_LINES)
-        .find(|l| {
+        .filter(|l| {
             top_level_type(l.as_bytes()) == Sniff::Type(b"session_meta")
-        })?;
-    let v = parser.parse(line.as_bytes())?;
-    let source = v.get("payload")?.get("source")?;
+        })
+        .find_map(|l| parser.parse(l.as_bytes()))?;
+    let source = meta.get("payload")?.get("source")?;
     Some(match source.as_str() {
         Some(s) => format!("codex-{s}"),
         None => "codex-subagent".to_string(),
