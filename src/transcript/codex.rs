@@ -47,6 +47,22 @@ const HARNESS_PREFIXES: &[&str] = &[
 /// The wrapper of a Stop hook's block.
 const HOOK_PROMPT: &str = "<hook_prompt";
 
+/// The payload types no turn needs, whose lines carry most of a
+/// rollout's bytes: tools' outputs and the model's (encrypted) reasoning.
+const SKIPPED_PAYLOADS: &[&[u8]] = &[
+    b"\"payload\":{\"type\":\"function_call_output\"",
+    b"\"payload\":{\"type\":\"custom_tool_call_output\"",
+    b"\"payload\":{\"type\":\"reasoning\"",
+];
+
+/// Whether a rollout line is one no turn needs, judged from its first
+/// bytes (Codex writes `payload` before its contents, and the payload's
+/// `type` first): the reader then only checks that it is a JSON object.
+pub(super) fn skippable(line: &[u8]) -> bool {
+    let head = &line[..line.len().min(256)];
+    SKIPPED_PAYLOADS.iter().any(|p| memmem::find(head, p).is_some())
+}
+
 /// Whether a rollout line is worth parsing.
 pub(super) fn wants(line: &[u8]) -> bool {
     match quick_type(line) {
@@ -184,6 +200,19 @@ pub(super) fn entrypoint(head: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outputs_and_reasoning_are_skipped_by_their_head() {
+        let out = br#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"x"}}"#;
+        assert!(skippable(out));
+        let call = br#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command"}}"#;
+        assert!(!skippable(call));
+        let later = br#"{"timestamp":"t","type":"response_item","payload":{"call_id":"c","type":"function_call_output"}}"#;
+        assert!(
+            !skippable(later),
+            "a payload whose type is not first is parsed"
+        );
+    }
 
     #[test]
     fn sources_name_the_entrypoint() {

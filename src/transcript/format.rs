@@ -168,6 +168,23 @@ impl std::fmt::Debug for ValueParser {
 }
 
 impl ValueParser {
+    /// Whether the line is a JSON object, without building it: for lines
+    /// a reader skips by their first bytes (a tool's output), so that a
+    /// corrupt one is still counted as corrupt.
+    pub(super) fn is_object(&mut self, line: &[u8]) -> bool {
+        let starts = line.iter().find(|b| !b.is_ascii_whitespace());
+        if starts != Some(&b'{') {
+            return false;
+        }
+        self.scratch.clear();
+        self.scratch.extend_from_slice(line);
+        simd_json::serde::from_slice_with_buffers::<serde::de::IgnoredAny>(
+            &mut self.scratch,
+            &mut self.buffers,
+        )
+        .is_ok()
+    }
+
     /// The line as a JSON object, or `None` when it is not one.
     pub(super) fn parse(&mut self, line: &[u8]) -> Option<serde_json::Value> {
         self.scratch.clear();

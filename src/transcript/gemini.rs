@@ -66,7 +66,44 @@ pub(super) struct Replay {
     session_id: Option<String>,
 }
 
+/// The id of a user message that only carries tool results, read from its
+/// first bytes as Gemini CLI writes them (`{"id":"…","timestamp":"…",
+/// "type":"user","content":[{"functionResponse":…`): such a message, often
+/// the biggest of a log, needs its place in the replay, nothing else. A
+/// line in another shape returns `None` and is parsed.
+pub(super) fn tool_result_id(line: &[u8]) -> Option<&str> {
+    let rest = line.strip_prefix(b"{\"id\":\"")?;
+    let end = memchr::memchr2(b'"', b'\\', rest)?;
+    if rest[end] != b'"' {
+        return None;
+    }
+    let id = std::str::from_utf8(&rest[..end]).ok()?;
+    let after = &rest[end..rest.len().min(end + 160)];
+    let ts_end = memchr::memmem::find(
+        after,
+        b"\",\"type\":\"user\",\"content\":[{\"functionResponse\"",
+    )?;
+    // Only a plain timestamp between: no other key, no nested value.
+    const TIMESTAMP: &[u8] = b"\",\"timestamp\":\"";
+    let value = after[..ts_end].strip_prefix(TIMESTAMP)?;
+    let plain =
+        !value.iter().any(|&b| matches!(b, b'"' | b'\\' | b'{' | b'['));
+    plain.then_some(id)
+}
+
 impl Replay {
+    /// A user message that only carries tool results
+    /// ([`tool_result_id`]).
+    pub(super) fn push_tool_results(&mut self, id: &str, pos: LinePos) {
+        let msg = Msg {
+            id: id.to_string(),
+            pos,
+            timestamp: None,
+            kind: MsgKind::Other,
+        };
+        self.put(msg);
+    }
+
     /// Apply one parsed line.
     pub(super) fn push(&mut self, v: &Value, pos: LinePos) {
         if let Some(set) = v.get("$set") {
@@ -120,7 +157,12 @@ impl Replay {
                 .map(str::to_string),
             kind: reduce(kind, v, pos),
         };
-        match self.index.get(id) {
+        self.put(msg);
+    }
+
+    /// Add a message, or replace the one with its id in its place.
+    fn put(&mut self, msg: Msg) {
+        match self.index.get(&msg.id) {
             Some(&at) => self.msgs[at] = msg,
             None => {
                 self.index.insert(msg.id.clone(), self.msgs.len());
@@ -235,6 +277,18 @@ mod tests {
         r.feed(&mut b, |t| out.push(t));
         out.extend(b.finish());
         out
+    }
+
+    #[test]
+    fn tool_result_lines_are_read_by_their_head() {
+        let line = br#"{"id":"r1","timestamp":"2026-11-30T08:18:33.168Z","type":"user","content":[{"functionResponse":{"id":"w","name":"write_file","response":{"output":"ok"}}}]}"#;
+        assert_eq!(tool_result_id(line), Some("r1"));
+        let prompt = br#"{"id":"p","timestamp":"t","type":"user","content":[{"text":"hi"}]}"#;
+        assert_eq!(tool_result_id(prompt), None);
+        let escaped = br#"{"id":"r\"1","timestamp":"t","type":"user","content":[{"functionResponse":{}}]}"#;
+        assert_eq!(tool_result_id(escaped), None);
+        let other_key = br#"{"id":"r1","x":"y","type":"user","content":[{"functionResponse":{}}]}"#;
+        assert_eq!(tool_result_id(other_key), None);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use super::codex;
 use super::format::{Format, ValueParser};
-use super::gemini::Replay;
+use super::gemini::{self, Replay};
 use super::record::RecordParser;
 use super::turn::{Chain, LinePos, Turn, TurnBuilder};
 use crate::transcript::safe_id;
@@ -178,6 +178,11 @@ impl TurnReader {
         if !codex::wants(line) {
             return None;
         }
+        if codex::skippable(line) {
+            self.corrupt +=
+                usize::from(terminated && !self.values.is_object(line));
+            return None;
+        }
         let Some(v) = self.values.parse(line) else {
             self.corrupt += usize::from(terminated);
             return None;
@@ -205,6 +210,14 @@ impl TurnReader {
         terminated: bool,
         pos: LinePos,
     ) -> Option<Turn> {
+        if let Some(id) = gemini::tool_result_id(line) {
+            if self.values.is_object(line) {
+                self.replay.push_tool_results(id, pos);
+            } else {
+                self.corrupt += usize::from(terminated);
+            }
+            return None;
+        }
         match self.values.parse(line) {
             Some(v) => self.replay.push(&v, pos),
             None => self.corrupt += usize::from(terminated),

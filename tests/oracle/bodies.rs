@@ -59,12 +59,12 @@ pub fn record_parse(data: &[u8]) {
 
 /// Every query on `data` written to a file, on every source path.
 pub fn queries(data: &[u8]) {
-    // A line with an object holding two `type` keys is classified by the
+    // A line with an object holding a key twice is classified by the
     // prefilters from the first where the parser keeps the last (see
     // `sniff.rs`); the oracle cannot follow both readings, so such inputs are left to the sniff target.
     if super::lines::naive_lines(data)
         .iter()
-        .any(|l| super::queries::duplicate_type_key(&l.bytes))
+        .any(|l| super::queries::duplicate_key(&l.bytes))
     {
         return;
     }

@@ -68,11 +68,12 @@ pub fn parse_line(bytes: &[u8]) -> Option<Value> {
     Some(v)
 }
 
-/// Whether some object in a line, at any depth, has two `type` keys.
-/// The library's prefilters read the first (the sniffer a record's, the
-/// tool-result probe a block's) where the parser keeps the last; see
-/// `sniff.rs`. Claude Code never writes duplicate keys.
-pub fn duplicate_type_key(bytes: &[u8]) -> bool {
+/// Whether some object in a line, at any depth, has a key twice. The
+/// library's prefilters read the first (the sniffer a record's `type`, the
+/// tool-result probe a block's, the Gemini reader a message's `id`) where
+/// the parser keeps the last; see `sniff.rs`. No client writes duplicate
+/// keys.
+pub fn duplicate_key(bytes: &[u8]) -> bool {
     use serde::de::{
         Deserialize, Deserializer, MapAccess, SeqAccess, Visitor,
     };
@@ -93,12 +94,13 @@ pub fn duplicate_type_key(bytes: &[u8]) -> bool {
             self,
             mut map: A,
         ) -> Result<Dup, A::Error> {
-            let (mut types, mut dup) = (0, false);
+            let mut keys = std::collections::HashSet::new();
+            let mut dup = false;
             while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                types += usize::from(k == "type");
+                dup |= !keys.insert(k);
                 dup |= map.next_value::<Dup>()?.0;
             }
-            Ok(Dup(dup || types > 1))
+            Ok(Dup(dup))
         }
         fn visit_seq<A: SeqAccess<'de>>(
             self,
