@@ -97,21 +97,16 @@ pub(super) fn push(
     let id = payload.get("call_id").and_then(Value::as_str);
     match kind? {
         "message" => {
+            if let Some(text) = prompt_text(payload) {
+                return builder.begin(TurnKind::Prompt, text, timestamp, pos);
+            }
             let role = payload.get("role").and_then(Value::as_str);
             let text = payload.get("content").and_then(content_text);
             match (role, text) {
-                (Some("user"), Some(text)) => {
-                    let t = text.trim_start();
-                    if t.starts_with(HOOK_PROMPT) {
-                        builder.stop_feedback();
-                    } else if !is_harness(payload, t) {
-                        return builder.begin(
-                            TurnKind::Prompt,
-                            text,
-                            timestamp,
-                            pos,
-                        );
-                    }
+                (Some("user"), Some(text))
+                    if text.trim_start().starts_with(HOOK_PROMPT) =>
+                {
+                    builder.stop_feedback();
                 }
                 (Some("assistant"), Some(text)) => {
                     builder.note(timestamp);
@@ -156,6 +151,38 @@ pub(super) fn push(
         _ => {}
     }
     None
+}
+
+/// The text of a `message` payload that is a prompt: a user message that
+/// neither the harness nor a Stop hook wrote.
+fn prompt_text(payload: &Value) -> Option<String> {
+    if payload.get("role").and_then(Value::as_str) != Some("user") {
+        return None;
+    }
+    let text = payload.get("content").and_then(content_text)?;
+    let t = text.trim_start();
+    (!t.starts_with(HOOK_PROMPT) && !is_harness(payload, t)).then_some(text)
+}
+
+/// Whether a rollout line starts a turn: a prompt's `response_item`.
+pub(super) fn starts_turn(v: &Value) -> bool {
+    v.get("type").and_then(Value::as_str) == Some("response_item")
+        && v.get("payload").is_some_and(|p| {
+            p.get("type").and_then(Value::as_str) == Some("message")
+                && prompt_text(p).is_some()
+        })
+}
+
+/// Whether a rollout line may start a turn, judged from its bytes: a
+/// `response_item` holding a user-role message (the role's bytes cannot
+/// occur inside a string, where quotes are escaped).
+pub(super) fn might_start_turn(line: &[u8]) -> bool {
+    match quick_type(line) {
+        Some(b"response_item") | None => {
+            memmem::find(line, b"\"role\":\"user\"").is_some()
+        }
+        Some(_) => false,
+    }
 }
 
 /// Whether a user message was written by the harness, not the human.

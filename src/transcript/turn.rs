@@ -49,7 +49,7 @@ use std::path::{Path, PathBuf};
 use memchr::memmem;
 
 use super::format::Format;
-use super::lines::Lines;
+use super::lines::{Lines, RevLines};
 use super::query::{is_blank, walk_rev};
 use super::reader::TurnReader;
 use super::record::{Block, Content, Record, RecordParser, RecordType};
@@ -1001,8 +1001,10 @@ impl Transcript {
     /// ```
     pub fn current_turn(&self, chain: Chain) -> Turn {
         let bytes = self.as_bytes();
-        if self.format() != Format::Claude {
-            return self.current_turn_forward(chain);
+        match self.format() {
+            Format::Claude => {}
+            Format::Codex => return self.current_turn_codex(chain),
+            Format::Gemini => return self.current_turn_forward(chain),
         }
         let mut parser = RecordParser::new();
         let mut start = None;
@@ -1023,8 +1025,29 @@ impl Transcript {
         turn
     }
 
-    /// The current turn of a Codex or Gemini transcript, whose lines
-    /// cannot be judged walking backwards (a Gemini log is replayed): tail
+    /// The current turn of a Codex rollout: as for Claude Code, a walk
+    /// back to the last line that starts a turn, parsing only the lines
+    /// that may ([`super::codex::might_start_turn`]), then the turn's lines
+    /// forward.
+    fn current_turn_codex(&self, chain: Chain) -> Turn {
+        let bytes = self.as_bytes();
+        let mut values = super::format::ValueParser::default();
+        let start = RevLines::new(bytes)
+            .filter(|l| {
+                !l.is_empty() && super::codex::might_start_turn(l.as_bytes())
+            })
+            .find(|l| {
+                values
+                    .parse(l.as_bytes())
+                    .is_some_and(|v| super::codex::starts_turn(&v))
+            })
+            .map_or(0, |l| l.offset());
+        self.turns_from(chain, start, |_| ControlFlow::Continue(()))
+            .unwrap_or_default()
+    }
+
+    /// The current turn of a Gemini log, whose lines cannot be judged
+    /// walking backwards (the log is replayed): tail
     /// windows of 64 KiB, 128 KiB, … of the bytes are read forward until
     /// one holds the turn's prompt, so the cost is the turn's.
     fn current_turn_forward(&self, chain: Chain) -> Turn {
