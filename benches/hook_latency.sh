@@ -47,24 +47,43 @@ median() { # hyperfine JSON export -> median in ms
 }
 
 AGENTS=${AGENTS:-"claude codex gemini"}
-for agent in $AGENTS; do
 for size in $SIZES; do
-    case $agent in
-        claude) t=$PWD/target/stopgate-bench/hook-$size.jsonl ;;
-        *) t=$PWD/target/stopgate-bench/hook-$agent-$size.jsonl ;;
-    esac
-    [ -f "$t" ] || "$gen" "$size" "$t" "$agent"
-    case $agent in
-        claude) printf '{"session_id":"bench","transcript_path":"%s","cwd":"/tmp","hook_event_name":"Stop","stop_hook_active":false}\n' "$t" ;;
-        codex) printf '{"session_id":"bench","turn_id":"t","model":"m","transcript_path":"%s","cwd":"/tmp","hook_event_name":"Stop","permission_mode":"default","stop_hook_active":false,"last_assistant_message":null}\n' "$t" ;;
-        gemini) printf '{"session_id":"bench","transcript_path":"%s","cwd":"/tmp","hook_event_name":"AfterAgent","timestamp":"2026-11-30T08:18:33.200Z","prompt":"Fix the cache race.","prompt_response":"Done.","stop_hook_active":false}\n' "$t" ;;
-    esac > "$work/stop-$agent-$size.json"
+    cmds=()
+    for agent in $AGENTS; do
+        case $agent in
+            claude) t=$PWD/target/stopgate-bench/hook-$size.jsonl ;;
+            *) t=$PWD/target/stopgate-bench/hook-$agent-$size.jsonl ;;
+        esac
+        [ -f "$t" ] || "$gen" "$size" "$t" "$agent"
+        case $agent in
+            claude) printf '{"session_id":"bench","transcript_path":"%s","cwd":"/tmp","hook_event_name":"Stop","stop_hook_active":false}\n' "$t" ;;
+            codex) printf '{"session_id":"bench","turn_id":"t","model":"m","transcript_path":"%s","cwd":"/tmp","hook_event_name":"Stop","permission_mode":"default","stop_hook_active":false,"last_assistant_message":null}\n' "$t" ;;
+            gemini) printf '{"session_id":"bench","transcript_path":"%s","cwd":"/tmp","hook_event_name":"AfterAgent","timestamp":"2026-11-30T08:18:33.200Z","prompt":"Fix the cache race.","prompt_response":"Done.","stop_hook_active":false}\n' "$t" ;;
+        esac > "$work/stop-$agent-$size.json"
+        cmds+=("$bin hook --config $work/stopgate.toml --input $work/stop-$agent-$size.json")
+    done
+    # The agents of one size in one hyperfine run, twice, the second time
+    # in reverse order, so that a drift of the machine during the run
+    # weighs on every agent alike; each agent's figure is the mean of its
+    # two medians.
+    reversed=()
+    for ((i=${#cmds[@]}-1; i>=0; i--)); do reversed+=("${cmds[i]}"); done
     hyperfine -N -i --warmup 20 --runs "$RUNS" \
         --prepare "touch $STOPGATE_STATE_DIR/bench.flag" \
-        --export-json "$work/stop-$agent-$size.hf.json" \
-        "$bin hook --config $work/stopgate.toml --input $work/stop-$agent-$size.json"
-    echo "stop-$agent $size $(median "$work/stop-$agent-$size.hf.json")" >> "$results"
-done
+        --export-json "$work/stop-$size.a.hf.json" "${cmds[@]}"
+    hyperfine -N -i --warmup 20 --runs "$RUNS" \
+        --prepare "touch $STOPGATE_STATE_DIR/bench.flag" \
+        --export-json "$work/stop-$size.b.hf.json" "${reversed[@]}"
+    python3 - "$work/stop-$size.a.hf.json" "$work/stop-$size.b.hf.json" "$size" >> "$results" <<'PY'
+import json, re, sys
+medians = {}
+for f in sys.argv[1:3]:
+    for r in json.load(open(f))["results"]:
+        agent = re.search(r"stop-(\w+)-", r["command"]).group(1)
+        medians.setdefault(agent, []).append(r["median"] * 1000)
+for agent, ms in medians.items():
+    print("stop-%s %s %.3f" % (agent, sys.argv[3], sum(ms) / len(ms)))
+PY
 done
 
 # Baselines in the same run: the cost of starting any process here, and of

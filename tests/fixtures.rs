@@ -242,7 +242,7 @@ const CASES: &[Expect] = &[
         text: Some("Wrote b.txt."),
         message_id: None,
         entrypoint: None,
-        corrupt: 1,
+        corrupt: 0,
         prompt: Some("Now add b.txt with the shell."),
         tools: &["run_shell_command"],
     },
@@ -251,7 +251,7 @@ const CASES: &[Expect] = &[
         text: Some("Wrote b.txt."),
         message_id: None,
         entrypoint: None,
-        corrupt: 1,
+        corrupt: 0,
         prompt: Some("Now add b.txt with the shell."),
         tools: &["run_shell_command"],
     },
@@ -374,6 +374,32 @@ fn codex_and_gemini_turns() {
     assert!(turns[1].changed(), "printf > b.txt writes");
     assert_eq!(turns[1].index(), 2);
     assert_eq!(turns.iter().map(|t| t.skipped_corrupt()).sum::<usize>(), 1);
+
+    // The hook's walk back to the last prompt must not step over a rewind
+    // (or a checkpoint) written after it.
+    let log = |tail: &str| {
+        let lines = [
+            r#"{"sessionId":"s","projectHash":"h"}"#,
+            r#"{"id":"p1","type":"user","content":"first"}"#,
+            r#"{"id":"a1","type":"gemini","content":"one"}"#,
+            r#"{"id":"p2","type":"user","content":"second"}"#,
+            r#"{"id":"a2","type":"gemini","content":"two"}"#,
+            tail,
+        ];
+        Transcript::from_bytes(format!("{}\n", lines.join("\n")).into_bytes())
+    };
+    let rewound = log(r#"{"$rewindTo":"p2"}"#).current_turn(Chain::Main);
+    assert_eq!(rewound.prompt().unwrap().text(), "first");
+    assert_eq!(rewound.final_text(), Some("one"));
+    let checkpoint = log(
+        r#"{"$set":{"messages":[{"id":"c","type":"user","content":"resumed"},{"id":"d","type":"gemini","content":"again"}]}}"#,
+    )
+    .current_turn(Chain::Main);
+    assert_eq!(checkpoint.prompt().unwrap().text(), "resumed");
+    let plain =
+        log(r#"{"$set":{"lastUpdated":"t"}}"#).current_turn(Chain::Main);
+    assert_eq!(plain.prompt().unwrap().text(), "second");
+    assert_eq!(plain.final_text(), Some("two"));
 }
 
 #[test]

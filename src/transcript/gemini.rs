@@ -215,6 +215,23 @@ impl Replay {
     }
 }
 
+/// Whether a log line is a prompt, which starts a turn.
+pub(super) fn starts_turn(v: &Value) -> bool {
+    v.get("type").and_then(Value::as_str) == Some("user")
+        && v.get("id").and_then(Value::as_str).is_some()
+        && matches!(
+            reduce("user", v, LinePos { offset: 0, line: None }),
+            MsgKind::Prompt(_)
+        )
+}
+
+/// Whether a log line rewrites history: a `$rewindTo`, or a `$set` that
+/// replaces the messages. Walking back past one would be wrong.
+pub(super) fn rewrites_history(v: &Value) -> bool {
+    v.get("$rewindTo").is_some()
+        || v.get("$set").is_some_and(|s| s.get("messages").is_some())
+}
+
 /// Reduce a message record to what a turn needs.
 fn reduce(kind: &str, v: &Value, pos: LinePos) -> MsgKind {
     let content = v.get("content");

@@ -1004,7 +1004,7 @@ impl Transcript {
         match self.format() {
             Format::Claude => {}
             Format::Codex => return self.current_turn_codex(chain),
-            Format::Gemini => return self.current_turn_forward(chain),
+            Format::Gemini => return self.current_turn_gemini(chain),
         }
         let mut parser = RecordParser::new();
         let mut start = None;
@@ -1046,8 +1046,50 @@ impl Transcript {
             .unwrap_or_default()
     }
 
-    /// The current turn of a Gemini log, whose lines cannot be judged
-    /// walking backwards (the log is replayed): tail
+    /// The current turn of a Gemini log: a walk back to the last prompt,
+    /// then a replay from it, which is what the whole log's replay gives
+    /// unless history was rewritten after the prompt (a `$rewindTo`, or a
+    /// `$set` of the messages), or the replay meets a rewind to a message
+    /// before it. Then the log is replayed from further back
+    /// ([`Transcript::current_turn_forward`]).
+    fn current_turn_gemini(&self, chain: Chain) -> Turn {
+        let bytes = self.as_bytes();
+        let mut values = super::format::ValueParser::default();
+        let mut start = None;
+        for line in RevLines::new(bytes) {
+            let b = line.as_bytes();
+            let kind = quick_type(b);
+            // Only prompts and history rewrites matter here: a `$set` or
+            // `$rewindTo` line has no top-level `type`.
+            if b.is_empty() || !matches!(kind, Some(b"user") | None) {
+                continue;
+            }
+            if kind.is_some() && super::gemini::tool_result_id(b).is_some() {
+                continue;
+            }
+            let Some(v) = values.parse(b) else { continue };
+            if super::gemini::rewrites_history(&v) {
+                break;
+            }
+            if super::gemini::starts_turn(&v) {
+                start = Some(line.offset());
+                break;
+            }
+        }
+        if let Some(start) = start {
+            let mut lost = false;
+            let turn =
+                self.turns_from_tracking(chain, start, &mut lost, |_| {
+                    ControlFlow::Continue(())
+                });
+            if !lost {
+                return turn.unwrap_or_default();
+            }
+        }
+        self.current_turn_forward(chain)
+    }
+
+    /// The current turn of a Gemini log, replayed forward: tail
     /// windows of 64 KiB, 128 KiB, … of the bytes are read forward until
     /// one holds the turn's prompt, so the cost is the turn's.
     fn current_turn_forward(&self, chain: Chain) -> Turn {
