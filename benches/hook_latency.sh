@@ -28,6 +28,7 @@ fi
 
 SIZES=${SIZES:-"1K 100M 1G"}
 RUNS=${RUNS:-300}
+ROUNDS=${ROUNDS:-6}
 cargo build --release --quiet
 cargo build --release --quiet --example gen_transcript
 bin=$PWD/target/release/stopgate
@@ -62,27 +63,29 @@ for size in $SIZES; do
         esac > "$work/stop-$agent-$size.json"
         cmds+=("$bin hook --config $work/stopgate.toml --input $work/stop-$agent-$size.json")
     done
-    # The agents of one size in one hyperfine run, twice, the second time
-    # in reverse order, so that a drift of the machine during the run
-    # weighs on every agent alike; each agent's figure is the mean of its
-    # two medians.
+    # The agents of one size in one hyperfine run, ROUNDS times (default
+    # 6), every other time in reverse order, so that the machine's drift
+    # (it is noisy: ±20% between runs) weighs on every agent alike; each
+    # agent's figure is the median of its medians over the rounds.
     reversed=()
     for ((i=${#cmds[@]}-1; i>=0; i--)); do reversed+=("${cmds[i]}"); done
-    hyperfine -N -i --warmup 20 --runs "$RUNS" \
-        --prepare "touch $STOPGATE_STATE_DIR/bench.flag" \
-        --export-json "$work/stop-$size.a.hf.json" "${cmds[@]}"
-    hyperfine -N -i --warmup 20 --runs "$RUNS" \
-        --prepare "touch $STOPGATE_STATE_DIR/bench.flag" \
-        --export-json "$work/stop-$size.b.hf.json" "${reversed[@]}"
-    python3 - "$work/stop-$size.a.hf.json" "$work/stop-$size.b.hf.json" "$size" >> "$results" <<'PY'
-import json, re, sys
+    rounds=()
+    for ((r=0; r<${ROUNDS:-6}; r++)); do
+        if ((r % 2)); then order=("${reversed[@]}"); else order=("${cmds[@]}"); fi
+        hyperfine -N -i --warmup 20 --runs "$RUNS" \
+            --prepare "touch $STOPGATE_STATE_DIR/bench.flag" \
+            --export-json "$work/stop-$size.$r.hf.json" "${order[@]}"
+        rounds+=("$work/stop-$size.$r.hf.json")
+    done
+    python3 - "$size" "${rounds[@]}" >> "$results" <<'PY'
+import json, re, statistics, sys
 medians = {}
-for f in sys.argv[1:3]:
+for f in sys.argv[2:]:
     for r in json.load(open(f))["results"]:
         agent = re.search(r"stop-(\w+)-", r["command"]).group(1)
         medians.setdefault(agent, []).append(r["median"] * 1000)
 for agent, ms in medians.items():
-    print("stop-%s %s %.3f" % (agent, sys.argv[3], sum(ms) / len(ms)))
+    print("stop-%s %s %.3f" % (agent, sys.argv[1], statistics.median(ms)))
 PY
 done
 
