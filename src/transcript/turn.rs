@@ -1004,6 +1004,13 @@ impl Transcript {
         match self.format() {
             Format::Claude => {}
             Format::Codex => return self.current_turn_codex(chain),
+            // A whole log is replayed whole, as the client replays it; a
+            // tail window (the hook's) is read from its last prompt.
+            Format::Gemini if self.has_head() => {
+                return self
+                    .turns_from(chain, 0, |_| ControlFlow::Continue(()))
+                    .unwrap_or_default()
+            }
             Format::Gemini => return self.current_turn_gemini(chain),
         }
         let mut parser = RecordParser::new();
@@ -1046,12 +1053,15 @@ impl Transcript {
             .unwrap_or_default()
     }
 
-    /// The current turn of a Gemini log: a walk back to the last prompt,
-    /// then a replay from it, which is what the whole log's replay gives
-    /// unless history was rewritten after the prompt (a `$rewindTo`, or a
-    /// `$set` of the messages), or the replay meets a rewind to a message
-    /// before it. Then the log is replayed from further back
-    /// ([`Transcript::current_turn_forward`]).
+    /// The current turn of a tail window of a Gemini log: a walk back to
+    /// the last prompt, then a replay from it. That is what the whole
+    /// log's replay gives unless a message written before the prompt is
+    /// rewritten after it (the client rewrites only the message it is
+    /// writing, so this does not happen in its logs: the window reads such
+    /// a rewrite as a new message), or history was rewritten after the
+    /// prompt (a `$rewindTo`, a `$set` of the messages), or the replay
+    /// meets a rewind to a message before it: then the window is replayed
+    /// from further back ([`Transcript::current_turn_forward`]).
     fn current_turn_gemini(&self, chain: Chain) -> Turn {
         let bytes = self.as_bytes();
         let mut values = super::format::ValueParser::default();
