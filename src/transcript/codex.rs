@@ -56,11 +56,18 @@ const SKIPPED_PAYLOADS: &[&[u8]] = &[
 ];
 
 /// Whether a rollout line is one no turn needs, judged from its first
-/// bytes (Codex writes `payload` before its contents, and the payload's
-/// `type` first): the reader then only checks that it is a JSON object.
+/// bytes (Codex writes `payload` after the line's other keys, and the
+/// payload's `type` first): the reader then only checks that it is a JSON
+/// object. The probe's bytes cannot occur inside a string (quotes are
+/// escaped there), and nothing before them may open a nested value, so a
+/// match is the line's own `payload`.
 pub(super) fn skippable(line: &[u8]) -> bool {
     let head = &line[..line.len().min(256)];
-    SKIPPED_PAYLOADS.iter().any(|p| memmem::find(head, p).is_some())
+    SKIPPED_PAYLOADS.iter().any(|p| {
+        memmem::find(head, p).is_some_and(|at| {
+            !head[..at].iter().skip(1).any(|&b| matches!(b, b'{' | b'['))
+        })
+    })
 }
 
 /// Whether a rollout line is worth parsing.
