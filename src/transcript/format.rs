@@ -103,26 +103,23 @@ impl Format {
         if line.len() > DECIDING_LINE_MAX {
             return None;
         }
-        let v = parser.parse(line)?;
-        let has = |k: &str| v.get(k).is_some();
-        match v.get("type").and_then(serde_json::Value::as_str) {
+        let probe = parser.probe(line)?;
+        match probe.kind.0.as_deref() {
             Some(t) if CODEX_TYPES.contains(&t.as_bytes()) => {
                 Some(Format::Codex)
             }
             Some(t) if GEMINI_TYPES.contains(&t.as_bytes()) => {
                 Some(Format::Gemini)
             }
-            Some("user") => {
-                Some(if v.get("message").is_some_and(|m| m.is_object()) {
-                    Format::Claude
-                } else {
-                    Format::Gemini
-                })
-            }
+            Some("user") => Some(if probe.message.0 {
+                Format::Claude
+            } else {
+                Format::Gemini
+            }),
             Some(_) => Some(Format::Claude),
-            None if has("$set")
-                || has("$rewindTo")
-                || (has("sessionId") && has("projectHash")) =>
+            None if probe.set.0
+                || probe.rewind.0
+                || (probe.session_id.0 && probe.project_hash.0) =>
             {
                 Some(Format::Gemini)
             }
@@ -185,6 +182,22 @@ impl ValueParser {
         .is_ok()
     }
 
+    /// What [`Format::of`] needs of a line that is a JSON object, read
+    /// without building the line's value; `None` when it is not one.
+    fn probe(&mut self, line: &[u8]) -> Option<Probe> {
+        let starts = line.iter().find(|b| !b.is_ascii_whitespace());
+        if starts != Some(&b'{') {
+            return None;
+        }
+        self.scratch.clear();
+        self.scratch.extend_from_slice(line);
+        simd_json::serde::from_slice_with_buffers(
+            &mut self.scratch,
+            &mut self.buffers,
+        )
+        .ok()
+    }
+
     /// The line as a JSON object, or `None` when it is not one.
     pub(super) fn parse(&mut self, line: &[u8]) -> Option<serde_json::Value> {
         self.scratch.clear();
@@ -195,6 +208,118 @@ impl ValueParser {
         )
         .ok()?;
         v.is_object().then_some(v)
+    }
+}
+
+/// The top-level keys that tell a format, as [`Format::of`] reads them:
+/// every other key is skipped unread, and a key of an unexpected type
+/// reads as absent (a `type` that is not a string, a `message` that is not
+/// an object), as with a parsed value.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct Probe {
+    #[serde(rename = "type")]
+    kind: StringValue,
+    message: ObjectValue,
+    #[serde(rename = "$set")]
+    set: AnyValue,
+    #[serde(rename = "$rewindTo")]
+    rewind: AnyValue,
+    #[serde(rename = "sessionId")]
+    session_id: AnyValue,
+    #[serde(rename = "projectHash")]
+    project_hash: AnyValue,
+}
+
+/// A value that is kept only when it is a string.
+#[derive(Default)]
+struct StringValue(Option<String>);
+
+/// Whether a value is an object.
+#[derive(Default)]
+struct ObjectValue(bool);
+
+/// Whether a key is there, whatever its value.
+#[derive(Default)]
+struct AnyValue(bool);
+
+/// Skips any value, telling what kind it was.
+struct Kind;
+
+enum Seen {
+    Str(String),
+    Object,
+    Other,
+}
+
+impl<'de> serde::de::Visitor<'de> for Kind {
+    type Value = Seen;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Seen, E> {
+        Ok(Seen::Str(v.to_string()))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> Result<Seen, A::Error> {
+        use serde::de::IgnoredAny;
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Seen::Object)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> Result<Seen, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Seen::Other)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Seen, E> {
+        Ok(Seen::Other)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Seen, E> {
+        Ok(Seen::Other)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Seen, E> {
+        Ok(Seen::Other)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Seen, E> {
+        Ok(Seen::Other)
+    }
+    fn visit_unit<E>(self) -> Result<Seen, E> {
+        Ok(Seen::Other)
+    }
+    fn visit_none<E>(self) -> Result<Seen, E> {
+        Ok(Seen::Other)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for StringValue {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        Ok(StringValue(match d.deserialize_any(Kind)? {
+            Seen::Str(s) => Some(s),
+            _ => None,
+        }))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ObjectValue {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        Ok(ObjectValue(matches!(d.deserialize_any(Kind)?, Seen::Object)))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for AnyValue {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        d.deserialize_any(Kind).map(|_| AnyValue(true))
     }
 }
 
