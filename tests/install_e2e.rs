@@ -523,3 +523,25 @@ fn doctor_reports_every_scope() {
         );
     }
 }
+
+/// `--scope` picks one of Claude Code's files; the other agents have one
+/// settings file each, so it is refused for them, with a one-line reason.
+#[test]
+fn scope_is_refused_for_the_other_agents() {
+    for agent in ["codex", "gemini"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_stopgate"))
+            .args([
+                "install",
+                "--agent",
+                agent,
+                "--scope",
+                "project",
+                "--dry-run",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{agent}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--scope") && err.lines().count() == 1, "{err}");
+    }
+}

@@ -43,8 +43,9 @@ pub enum Scope {
 pub struct Args {
     /// Which settings file to edit. The project is $CLAUDE_PROJECT_DIR, or
     /// else the current directory.
-    #[arg(long, value_enum, default_value = "user")]
-    scope: Scope,
+    /// (Claude Code only; default: user.)
+    #[arg(long, value_enum)]
+    scope: Option<Scope>,
 
     /// Edit this settings file instead.
     #[arg(long, value_name = "PATH")]
@@ -65,6 +66,10 @@ pub struct Args {
 impl Args {
     fn agent(&self) -> Format {
         Format::from_name(&self.agent).unwrap_or_default()
+    }
+
+    fn scope(&self) -> Scope {
+        self.scope.unwrap_or(Scope::User)
     }
 }
 
@@ -178,9 +183,16 @@ struct Found {
 }
 
 fn run_inner(args: &Args, remove: bool) -> Result<(), String> {
+    if args.scope.is_some() && args.agent() != Format::Claude {
+        return Err(format!(
+            "--scope picks one of Claude Code's settings files; {} has one \
+             settings file (use --settings PATH for another)",
+            args.agent()
+        ));
+    }
     let path = match &args.settings {
         Some(p) => p.clone(),
-        None => agent_settings(args.agent(), args.scope).ok_or(
+        None => agent_settings(args.agent(), args.scope()).ok_or(
             "cannot tell where the settings file is: HOME is not set",
         )?,
     };
@@ -204,7 +216,7 @@ fn install(args: &Args, found: &Found) -> Result<(), String> {
     let exe = std::env::current_exe()
         .and_then(|p| p.canonicalize())
         .map_err(|e| format!("cannot find this binary's path: {e}"))?;
-    let command = match (args.scope, &args.settings) {
+    let command = match (args.scope(), &args.settings) {
         // The project's file is shared with the team: no path of this
         // machine goes into it.
         (Scope::Project, None) => {
