@@ -1,6 +1,8 @@
 //! The hook, `stopgate check` and `stopgate scan` give the same verdict on
-//! the same turn, over every fixture and every Claude Code file of the
-//! real corpus (when `../shared/corpus` is there).
+//! the same turn, over every fixture and every file of the real corpus
+//! (when `../shared/corpus` is there): Claude Code's, and the Codex CLI
+//! rollouts and Gemini CLI logs, whose last turn reaches the hook with
+//! that agent's own Stop input.
 //!
 //! * The last turn of each file goes through all three as a user runs
 //!   them: the `stopgate hook` binary on a Stop input (its debug log names
@@ -19,7 +21,7 @@ use std::process::Command;
 use stopgate::archive::{report_turn, scan_file, Finding, ScanOptions};
 use stopgate::config::Config;
 use stopgate::gates::{Facts, Gates, SessionView};
-use stopgate::transcript::Chain;
+use stopgate::transcript::{Chain, Format};
 use stopgate::Transcript;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
@@ -49,6 +51,7 @@ fn files() -> Vec<PathBuf> {
     let corpus = root().join("../shared/corpus/spotter");
     if corpus.is_dir() {
         main_files(&corpus, &mut out);
+        main_files(&root().join("../shared/corpus/agents"), &mut out);
     } else {
         let _ = writeln!(
             std::io::stderr(),
@@ -68,13 +71,25 @@ fn finding_name(gate: &str, rule: &str) -> Said {
 }
 
 /// What the hook binary decides at a Stop on `path`, from its debug log.
-fn hook_says(path: &Path) -> Said {
+/// The Stop input is the agent's own: Codex CLI sends `turn_id` and
+/// `model` (and a null final message here, so the rollout's is read),
+/// Gemini CLI's event is `AfterAgent`.
+fn hook_says(path: &Path, agent: Format) -> Said {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
-    let input = serde_json::json!({
+    let mut input = serde_json::json!({
         "session_id": "agree", "transcript_path": path, "cwd": "/tmp",
         "hook_event_name": "Stop", "stop_hook_active": false,
     });
+    match agent {
+        Format::Claude => {}
+        Format::Codex => {
+            input["turn_id"] = "t".into();
+            input["model"] = "m".into();
+            input["last_assistant_message"] = serde_json::Value::Null;
+        }
+        Format::Gemini => input["hook_event_name"] = "AfterAgent".into(),
+    }
     let mut child = Command::new(BIN)
         .arg("hook")
         .env("HOME", dir.path())
@@ -98,14 +113,19 @@ fn hook_says(path: &Path) -> Said {
     let out = child.wait_with_output().unwrap();
     let log = std::fs::read_to_string(state.join("debug.log")).unwrap();
     let last = log.lines().last().unwrap_or_default();
-    if out.status.code() == Some(0) {
+    // Codex and Gemini get their block as JSON on stdout, with exit 0.
+    let blocked = match agent {
+        Format::Claude => out.status.code() == Some(2),
+        _ => !out.stdout.is_empty(),
+    };
+    if !blocked {
+        assert_eq!(out.status.code(), Some(0), "{log}");
         assert!(
             last.contains("Allow") || last.contains("unattended"),
             "{last}"
         );
         return "allow".to_string();
     }
-    assert_eq!(out.status.code(), Some(2), "{log}");
     // `stop: Block { gate: Audit, rule: "no_marker", … }`
     let gate = last.split("gate: ").nth(1).unwrap().split(',').next().unwrap();
     let rule =
@@ -197,7 +217,12 @@ fn hook_check_and_scan_agree() {
             continue;
         }
         let scan = scan_says(report.turns.len() - 1);
-        assert_eq!(hook_says(&path), scan, "hook vs scan: {}", path.display());
+        assert_eq!(
+            hook_says(&path, t.format()),
+            scan,
+            "hook vs scan: {}",
+            path.display()
+        );
         assert_eq!(
             check_says(&path, None),
             scan,
