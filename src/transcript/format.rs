@@ -165,26 +165,12 @@ impl std::fmt::Debug for ValueParser {
 }
 
 impl ValueParser {
-    /// Whether the line is a JSON object, without building it: for lines
-    /// a reader skips by their first bytes (a tool's output), so that a
-    /// corrupt one is still counted as corrupt.
-    pub(super) fn is_object(&mut self, line: &[u8]) -> bool {
-        let starts = line.iter().find(|b| !b.is_ascii_whitespace());
-        if starts != Some(&b'{') {
-            return false;
-        }
-        self.scratch.clear();
-        self.scratch.extend_from_slice(line);
-        simd_json::serde::from_slice_with_buffers::<serde::de::IgnoredAny>(
-            &mut self.scratch,
-            &mut self.buffers,
-        )
-        .is_ok()
-    }
-
-    /// What [`Format::of`] needs of a line that is a JSON object, read
-    /// without building the line's value; `None` when it is not one.
-    fn probe(&mut self, line: &[u8]) -> Option<Probe> {
+    /// A line that is a JSON object, read as `T`; `None` for any other
+    /// line (invalid JSON, another kind of value).
+    fn object<T: serde::de::DeserializeOwned>(
+        &mut self,
+        line: &[u8],
+    ) -> Option<T> {
         let starts = line.iter().find(|b| !b.is_ascii_whitespace());
         if starts != Some(&b'{') {
             return None;
@@ -198,16 +184,22 @@ impl ValueParser {
         .ok()
     }
 
+    /// Whether the line is a JSON object, without building it: for lines
+    /// a reader skips by their first bytes (a tool's output), so that a
+    /// corrupt one is still counted as corrupt.
+    pub(super) fn is_object(&mut self, line: &[u8]) -> bool {
+        self.object::<serde::de::IgnoredAny>(line).is_some()
+    }
+
+    /// What [`Format::of`] needs of a line that is a JSON object, read
+    /// without building the line's value.
+    fn probe(&mut self, line: &[u8]) -> Option<Probe> {
+        self.object(line)
+    }
+
     /// The line as a JSON object, or `None` when it is not one.
     pub(super) fn parse(&mut self, line: &[u8]) -> Option<serde_json::Value> {
-        self.scratch.clear();
-        self.scratch.extend_from_slice(line);
-        let v: serde_json::Value = simd_json::serde::from_slice_with_buffers(
-            &mut self.scratch,
-            &mut self.buffers,
-        )
-        .ok()?;
-        v.is_object().then_some(v)
+        self.object(line)
     }
 }
 
