@@ -30,7 +30,7 @@ use serde_json::Value;
 use super::format::{content_text, ValueParser};
 use super::lines::Lines;
 use super::sniff::{quick_type, top_level_type, Sniff};
-use super::turn::{LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
+use super::turn::{Back, LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
 
 /// Texts the harness writes as user messages (older rollouts, which
 /// record no provenance).
@@ -171,8 +171,20 @@ fn prompt_text(payload: &Value) -> Option<String> {
     (!t.starts_with(HOOK_PROMPT) && !is_harness(payload, t)).then_some(text)
 }
 
+/// A line met walking back to the current turn's start: only the lines
+/// that may start a turn ([`might_start_turn`]) are parsed.
+pub(super) fn back(line: &[u8], values: &mut ValueParser) -> Back {
+    if might_start_turn(line)
+        && values.parse(line).is_some_and(|v| starts_turn(&v))
+    {
+        Back::Start
+    } else {
+        Back::Pass
+    }
+}
+
 /// Whether a rollout line starts a turn: a prompt's `response_item`.
-pub(super) fn starts_turn(v: &Value) -> bool {
+fn starts_turn(v: &Value) -> bool {
     v.get("type").and_then(Value::as_str) == Some("response_item")
         && v.get("payload").is_some_and(|p| {
             p.get("type").and_then(Value::as_str) == Some("message")
@@ -183,7 +195,7 @@ pub(super) fn starts_turn(v: &Value) -> bool {
 /// Whether a rollout line may start a turn, judged from its bytes: a
 /// `response_item` holding a user-role message (the role's bytes cannot
 /// occur inside a string, where quotes are escaped).
-pub(super) fn might_start_turn(line: &[u8]) -> bool {
+fn might_start_turn(line: &[u8]) -> bool {
     match quick_type(line) {
         Some(b"response_item") | None => {
             memmem::find(line, b"\"role\":\"user\"").is_some()

@@ -31,8 +31,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::format::content_text;
-use super::turn::{LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
+use super::format::{content_text, ValueParser};
+use super::sniff::quick_type;
+use super::turn::{Back, LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
 
 /// What a Stop hook's reason starts with when stopgate wrote it.
 pub const OWN_REASON: &str = "stopgate:";
@@ -215,8 +216,25 @@ impl Replay {
     }
 }
 
+/// A line met walking back to the current turn's start: only prompts and
+/// history rewrites matter, so only `user` lines that are not tool results
+/// and lines without a top-level `type` (`$set`, `$rewindTo`) are parsed.
+pub(super) fn back(line: &[u8], values: &mut ValueParser) -> Back {
+    let kind = quick_type(line);
+    if !matches!(kind, Some(b"user") | None)
+        || (kind.is_some() && tool_result_id(line).is_some())
+    {
+        return Back::Pass;
+    }
+    match values.parse(line) {
+        Some(v) if rewrites_history(&v) => Back::Rewritten,
+        Some(v) if starts_turn(&v) => Back::Start,
+        _ => Back::Pass,
+    }
+}
+
 /// Whether a log line is a prompt, which starts a turn.
-pub(super) fn starts_turn(v: &Value) -> bool {
+fn starts_turn(v: &Value) -> bool {
     v.get("type").and_then(Value::as_str) == Some("user")
         && v.get("id").and_then(Value::as_str).is_some()
         && matches!(
@@ -227,7 +245,7 @@ pub(super) fn starts_turn(v: &Value) -> bool {
 
 /// Whether a log line rewrites history: a `$rewindTo`, or a `$set` that
 /// replaces the messages. Walking back past one would be wrong.
-pub(super) fn rewrites_history(v: &Value) -> bool {
+fn rewrites_history(v: &Value) -> bool {
     v.get("$rewindTo").is_some()
         || v.get("$set").is_some_and(|s| s.get("messages").is_some())
 }

@@ -48,7 +48,7 @@ use std::path::{Path, PathBuf};
 
 use memchr::memmem;
 
-use super::format::Format;
+use super::format::{Format, ValueParser};
 use super::lines::{Lines, RevLines};
 use super::query::{is_blank, walk_rev};
 use super::reader::TurnReader;
@@ -936,6 +936,24 @@ fn read_subagent_changes(path: &Path) -> Option<Vec<ToolCall>> {
     Some(out)
 }
 
+/// What a line met walking back from a transcript's end means.
+pub(super) enum Back {
+    /// Walk on.
+    Pass,
+    /// It starts a turn: the current one.
+    Start,
+    /// It rewrites the history before it (a Gemini `$rewindTo`): walking
+    /// further back would be wrong.
+    Rewritten,
+}
+
+/// Where a walk back ended.
+enum WalkBack {
+    Start(usize),
+    NoStart,
+    Rewritten,
+}
+
 /// The first tail window [`Transcript::read_current_turn`] reads.
 const TURN_WINDOW: u64 = 64 << 10;
 
@@ -1033,60 +1051,29 @@ impl Transcript {
     }
 
     /// The current turn of a Codex rollout: as for Claude Code, a walk
-    /// back to the last line that starts a turn, parsing only the lines
-    /// that may ([`super::codex::might_start_turn`]), then the turn's lines
-    /// forward.
+    /// back to the last line that starts a turn ([`super::codex::back`]),
+    /// then the turn's lines forward.
     fn current_turn_codex(&self, chain: Chain) -> Turn {
-        let bytes = self.as_bytes();
-        let mut values = super::format::ValueParser::default();
-        let start = RevLines::new(bytes)
-            .filter(|l| {
-                !l.is_empty() && super::codex::might_start_turn(l.as_bytes())
-            })
-            .find(|l| {
-                values
-                    .parse(l.as_bytes())
-                    .is_some_and(|v| super::codex::starts_turn(&v))
-            })
-            .map_or(0, |l| l.offset());
+        let start = match self.walk_back(super::codex::back) {
+            WalkBack::Start(at) => at,
+            WalkBack::NoStart | WalkBack::Rewritten => 0,
+        };
         self.turns_from(chain, start, |_| ControlFlow::Continue(()))
             .unwrap_or_default()
     }
 
     /// The current turn of a tail window of a Gemini log: a walk back to
-    /// the last prompt, then a replay from it. That is what the whole
-    /// log's replay gives unless a message written before the prompt is
-    /// rewritten after it (the client rewrites only the message it is
-    /// writing, so this does not happen in its logs: the window reads such
-    /// a rewrite as a new message), or history was rewritten after the
-    /// prompt (a `$rewindTo`, a `$set` of the messages), or the replay
-    /// meets a rewind to a message before it: then the window is replayed
-    /// from further back ([`Transcript::current_turn_forward`]).
+    /// the last prompt ([`super::gemini::back`]), then a replay from it.
+    /// That is what the whole log's replay gives unless a message written
+    /// before the prompt is rewritten after it (the client rewrites only
+    /// the message it is writing, so this does not happen in its logs: the
+    /// window reads such a rewrite as a new message), or history was
+    /// rewritten after the prompt (a `$rewindTo`, a `$set` of the
+    /// messages), or the replay meets a rewind to a message before it:
+    /// then the window is replayed from further back
+    /// ([`Transcript::current_turn_forward`]).
     fn current_turn_gemini(&self, chain: Chain) -> Turn {
-        let bytes = self.as_bytes();
-        let mut values = super::format::ValueParser::default();
-        let mut start = None;
-        for line in RevLines::new(bytes) {
-            let b = line.as_bytes();
-            let kind = quick_type(b);
-            // Only prompts and history rewrites matter here: a `$set` or
-            // `$rewindTo` line has no top-level `type`.
-            if b.is_empty() || !matches!(kind, Some(b"user") | None) {
-                continue;
-            }
-            if kind.is_some() && super::gemini::tool_result_id(b).is_some() {
-                continue;
-            }
-            let Some(v) = values.parse(b) else { continue };
-            if super::gemini::rewrites_history(&v) {
-                break;
-            }
-            if super::gemini::starts_turn(&v) {
-                start = Some(line.offset());
-                break;
-            }
-        }
-        if let Some(start) = start {
+        if let WalkBack::Start(start) = self.walk_back(super::gemini::back) {
             let mut lost = false;
             let turn =
                 self.turns_from_tracking(chain, start, &mut lost, |_| {
@@ -1097,6 +1084,26 @@ impl Transcript {
             }
         }
         self.current_turn_forward(chain)
+    }
+
+    /// Walk back from the end to the last line that starts a turn, as
+    /// `judge` (a format's) tells, parsing only what it parses.
+    fn walk_back(
+        &self,
+        judge: fn(&[u8], &mut ValueParser) -> Back,
+    ) -> WalkBack {
+        let mut values = ValueParser::default();
+        for line in RevLines::new(self.as_bytes()) {
+            if line.is_empty() {
+                continue;
+            }
+            match judge(line.as_bytes(), &mut values) {
+                Back::Pass => {}
+                Back::Start => return WalkBack::Start(line.offset()),
+                Back::Rewritten => return WalkBack::Rewritten,
+            }
+        }
+        WalkBack::NoStart
     }
 
     /// The current turn of a Gemini log, replayed forward: tail
