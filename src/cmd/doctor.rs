@@ -99,48 +99,20 @@ fn check_settings(r: &mut Report) {
             continue;
         }
         any_installed = true;
-        for &(event, matcher) in settings::EVENTS {
-            let entry = installed.iter().find(|(e, _, _)| e == event);
-            let ok = entry.is_some_and(|(_, m, _)| {
-                event != "PostToolUse" || m == matcher
-            });
-            r.line(
-                ok,
-                &format!(
-                    "settings {}: {event} entry {}",
-                    path.display(),
-                    match entry {
-                        None =>
-                            "is missing (run `stopgate install`)".to_string(),
-                        Some((_, m, _)) if !ok =>
-                            format!("has matcher {m:?}, expected {matcher:?}"),
-                        Some(_) => "present".to_string(),
-                    }
-                ),
-            );
-        }
-        let project = project_dir();
-        let path_var = std::env::var_os("PATH");
-        for (event, _, command) in &installed {
-            let program = program_of(command);
-            let found = settings::resolve_program(
-                &program,
-                project.as_deref(),
-                path_var.as_deref(),
-            );
-            r.line(
-                found.is_some(),
-                &format!(
-                    "{event}: {program} {}",
-                    match &found {
-                        Some(p) if p.as_os_str() != program.as_str() =>
-                            format!("is {}, executable", p.display()),
-                        Some(_) => "exists and is executable".to_string(),
-                        None => "is missing or not executable".to_string(),
-                    }
-                ),
-            );
-        }
+        check_events(
+            r,
+            &format!("settings {}", path.display()),
+            &installed,
+            settings::EVENTS
+                .iter()
+                .map(|&(e, m)| (e, Some(m).filter(|_| e == "PostToolUse"))),
+            "stopgate install",
+        );
+        check_programs(
+            r,
+            installed.iter().map(|(e, _, c)| (e.as_str(), c.as_str())),
+            project_dir().as_deref(),
+        );
     }
     r.line(any_installed, if any_installed {
         "stopgate is installed in a settings file"
@@ -176,26 +148,13 @@ fn check_codex(r: &mut Report) {
         return;
     }
     let installed = super::codex_config::installed(&text);
-    for &(event, matcher) in super::codex_config::EVENTS {
-        let entry = installed.iter().find(|(e, _, _)| e == event);
-        let ok = entry
-            .is_some_and(|(_, m, _)| matcher.is_none_or(|want| m == want));
-        r.line(
-            ok,
-            &format!(
-                "codex {}: {event} hook {}",
-                path.display(),
-                match entry {
-                    None =>
-                        "is missing (run `stopgate install --agent codex`)"
-                            .to_string(),
-                    Some((_, m, _)) if !ok =>
-                        format!("has matcher {m:?}, expected {matcher:?}"),
-                    Some(_) => "present".to_string(),
-                }
-            ),
-        );
-    }
+    check_events(
+        r,
+        &format!("codex {}", path.display()),
+        &installed,
+        super::codex_config::EVENTS.iter().copied(),
+        "stopgate install --agent codex",
+    );
     let config = std::path::absolute(&path).unwrap_or(path.clone());
     let untrusted = super::codex_config::untrusted(&text, &config);
     r.line(
@@ -213,6 +172,7 @@ fn check_codex(r: &mut Report) {
     check_programs(
         r,
         installed.iter().map(|(e, _, c)| (e.as_str(), c.as_str())),
+        None,
     );
 }
 
@@ -230,29 +190,19 @@ fn check_gemini(r: &mut Report) {
         }
     };
     let installed = settings::installed(&settings);
-    for &(event, matcher) in settings::GEMINI_EVENTS {
-        let entry = installed.iter().find(|(e, _, _)| e == event);
-        let ok =
-            entry.is_some_and(|(_, m, _)| matcher.is_empty() || m == matcher);
-        r.line(
-            ok,
-            &format!(
-                "gemini {}: {event} hook {}",
-                path.display(),
-                match entry {
-                    None =>
-                        "is missing (run `stopgate install --agent gemini`)"
-                            .to_string(),
-                    Some((_, m, _)) if !ok =>
-                        format!("has matcher {m:?}, expected {matcher:?}"),
-                    Some(_) => "present".to_string(),
-                }
-            ),
-        );
-    }
+    check_events(
+        r,
+        &format!("gemini {}", path.display()),
+        &installed,
+        settings::GEMINI_EVENTS
+            .iter()
+            .map(|&(e, m)| (e, Some(m).filter(|m| !m.is_empty()))),
+        "stopgate install --agent gemini",
+    );
     check_programs(
         r,
         installed.iter().map(|(e, _, c)| (e.as_str(), c.as_str())),
+        None,
     );
 }
 
@@ -260,20 +210,22 @@ fn check_gemini(r: &mut Report) {
 fn check_programs<'a>(
     r: &mut Report,
     commands: impl Iterator<Item = (&'a str, &'a str)>,
+    project: Option<&std::path::Path>,
 ) {
     let path_var = std::env::var_os("PATH");
     for (event, command) in commands {
         let program = program_of(command);
         let found =
-            settings::resolve_program(&program, None, path_var.as_deref());
+            settings::resolve_program(&program, project, path_var.as_deref());
         r.line(
             found.is_some(),
             &format!(
                 "{event}: {program} {}",
-                if found.is_some() {
-                    "exists and is executable"
-                } else {
-                    "is missing or not executable"
+                match &found {
+                    Some(p) if p.as_os_str() != program.as_str() =>
+                        format!("is {}, executable", p.display()),
+                    Some(_) => "exists and is executable".to_string(),
+                    None => "is missing or not executable".to_string(),
                 }
             ),
         );
@@ -385,6 +337,34 @@ fn run_hook(
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     })
+}
+
+/// One line per event stopgate installs: its entry is there, with the
+/// matcher install writes (`None`: any).
+fn check_events<'a>(
+    r: &mut Report,
+    what: &str,
+    installed: &[(String, String, String)],
+    events: impl Iterator<Item = (&'a str, Option<&'a str>)>,
+    install: &str,
+) {
+    for (event, matcher) in events {
+        let entry = installed.iter().find(|(e, _, _)| e == event);
+        let ok = entry
+            .is_some_and(|(_, m, _)| matcher.is_none_or(|want| m == want));
+        r.line(
+            ok,
+            &format!(
+                "{what}: {event} entry {}",
+                match entry {
+                    None => format!("is missing (run `{install}`)"),
+                    Some((_, m, _)) if !ok =>
+                        format!("has matcher {m:?}, expected {matcher:?}"),
+                    Some(_) => "present".to_string(),
+                }
+            ),
+        );
+    }
 }
 
 /// The program of a command line, unquoted.
