@@ -246,26 +246,14 @@ fn install(args: &Args, found: &Found) -> Result<(), String> {
     };
     let written =
         write_with_backup(&found.path, &text, args.settings.is_none())?;
-    // Installing over an earlier install that nothing changed since keeps
-    // what that one recorded: uninstall goes back to the file before both.
-    let earlier = found.record.clone().filter(|r| r.wrote(&original.text));
-    let record = match earlier {
-        Some(r) => InstallRecord { written: InstallRecord::hash(&text), ..r },
-        None => InstallRecord {
-            settings: real_target(&found.path)
-                .unwrap_or_else(|_| found.target.clone()),
-            written: InstallRecord::hash(&text),
-            backup: written.backup,
-            created_dirs: written.created_dirs,
-            created_hooks: original.value.get("hooks").is_none(),
-        },
-    };
-    if let Err(e) = install_record::save(&record) {
-        println!(
-            "note: cannot record this install ({e}); uninstall will remove \
-             stopgate's entries, but cannot restore the file byte for byte"
-        );
-    }
+    record_install(
+        &found.path,
+        &found.target,
+        found.record.clone(),
+        (&original.text, &text),
+        written,
+        original.value.get("hooks").is_none(),
+    );
     let events: Vec<String> = dialect
         .events
         .iter()
@@ -297,16 +285,8 @@ fn codex(args: &Args, path: &Path, remove: bool) -> Result<(), String> {
     let config = std::path::absolute(path).unwrap_or_else(|_| path.into());
     let record = install_record::load(&target);
     if remove {
-        if let Some(record) = &record {
-            let restorable =
-                record.backup.as_ref().is_none_or(|b| b.is_file());
-            if !args.dry_run
-                && path.exists()
-                && record.wrote(&text)
-                && restorable
-            {
-                return undo(path, &target, record);
-            }
+        if let Some(record) = untouched(args, path, record.as_ref(), &text) {
+            return undo(path, &target, record);
         }
         let (updated, n) = codex_config::remove(&text, path, &config)?;
         if args.dry_run {
@@ -350,25 +330,7 @@ fn codex(args: &Args, path: &Path, remove: bool) -> Result<(), String> {
         return Ok(());
     }
     let written = write_with_backup(path, &updated, args.settings.is_none())?;
-    let earlier = record.filter(|r| r.wrote(&text));
-    let record = match earlier {
-        Some(r) => {
-            InstallRecord { written: InstallRecord::hash(&updated), ..r }
-        }
-        None => InstallRecord {
-            settings: real_target(path).unwrap_or(target),
-            written: InstallRecord::hash(&updated),
-            backup: written.backup,
-            created_dirs: written.created_dirs,
-            created_hooks: false,
-        },
-    };
-    if let Err(e) = install_record::save(&record) {
-        println!(
-            "note: cannot record this install ({e}); uninstall will remove \
-             stopgate's hooks, but cannot restore the file byte for byte"
-        );
-    }
+    record_install(path, &target, record, (&text, &updated), written, false);
     println!(
         "installed `{command}` for PostToolUse ({}) and Stop in {}, trusted \
          (Codex runs a hook only once its definition is trusted)",
@@ -382,17 +344,10 @@ fn codex(args: &Args, path: &Path, remove: bool) -> Result<(), String> {
 /// since, else remove exactly stopgate's entries.
 fn uninstall(args: &Args, found: &Found) -> Result<(), String> {
     let original = &found.settings;
-    if let Some(record) = &found.record {
-        // A backup someone removed since: fall back to removing the
-        // entries.
-        let restorable = record.backup.as_ref().is_none_or(|b| b.is_file());
-        if !args.dry_run
-            && found.path.exists()
-            && record.wrote(&original.text)
-            && restorable
-        {
-            return undo(&found.path, &found.target, record);
-        }
+    if let Some(record) =
+        untouched(args, &found.path, found.record.as_ref(), &original.text)
+    {
+        return undo(&found.path, &found.target, record);
     }
     let mut updated = original.value.clone();
     let n = settings::remove(&mut updated);
@@ -486,6 +441,53 @@ fn note_path_lookup(exe: &Path) {
             exe.display()
         ),
         Some(_) => {}
+    }
+}
+
+/// The record of the install to undo byte for byte: one that wrote the
+/// file as it is now, whose backup (if any) is still there. (A backup
+/// someone removed since: uninstall removes the entries instead.)
+fn untouched<'a>(
+    args: &Args,
+    path: &Path,
+    record: Option<&'a InstallRecord>,
+    text: &str,
+) -> Option<&'a InstallRecord> {
+    record.filter(|r| {
+        !args.dry_run
+            && path.exists()
+            && r.wrote(text)
+            && r.backup.as_ref().is_none_or(|b| b.is_file())
+    })
+}
+
+/// Record what an install wrote (`texts`: before, after). Installing over
+/// an earlier install that nothing changed since keeps what that one
+/// recorded: uninstall goes back to the file before both.
+fn record_install(
+    path: &Path,
+    target: &Path,
+    earlier: Option<InstallRecord>,
+    texts: (&str, &str),
+    written: Written,
+    created_hooks: bool,
+) {
+    let (before, after) = texts;
+    let record = match earlier.filter(|r| r.wrote(before)) {
+        Some(r) => InstallRecord { written: InstallRecord::hash(after), ..r },
+        None => InstallRecord {
+            settings: real_target(path).unwrap_or_else(|_| target.into()),
+            written: InstallRecord::hash(after),
+            backup: written.backup,
+            created_dirs: written.created_dirs,
+            created_hooks,
+        },
+    };
+    if let Err(e) = install_record::save(&record) {
+        println!(
+            "note: cannot record this install ({e}); uninstall will remove \
+             stopgate's entries, but cannot restore the file byte for byte"
+        );
     }
 }
 
