@@ -294,6 +294,7 @@ impl std::error::Error for ConfigError {}
 impl Config {
     /// Parse a `stopgate.toml`. Missing keys take their defaults; unknown
     /// keys are errors, so that a misspelt key is not silently ignored.
+    #[cfg(feature = "config")]
     pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
         let config: Config = toml::from_str(text).map_err(|e| {
             let position = e.span().map(|span| line_col(text, span.start));
@@ -303,6 +304,7 @@ impl Config {
         Ok(config)
     }
 
+    #[cfg(feature = "config")]
     fn validate(&self) -> Result<(), ConfigError> {
         let err =
             |message: String| Err(ConfigError { message, position: None });
@@ -339,6 +341,7 @@ impl Config {
     }
 
     /// Every list of phrases, with its key's name.
+    #[cfg(feature = "config")]
     fn keyword_lists(&self) -> [(&'static str, &[String]); 8] {
         let p = &self.patterns;
         [
@@ -380,6 +383,7 @@ impl Config {
 }
 
 /// The 1-based line and column of byte `offset` in `text`.
+#[cfg(feature = "config")]
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
@@ -387,7 +391,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "config"))]
 mod tests {
     use super::*;
 

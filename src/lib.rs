@@ -76,11 +76,13 @@ complete JSON object.
 #![deny(rustdoc::broken_intra_doc_links)]
 #![warn(missing_debug_implementations)]
 
+#[cfg(feature = "archive")]
 pub mod archive;
 pub mod changes;
 pub mod config;
 mod error;
 pub mod gates;
+#[cfg(feature = "hook")]
 pub mod hook;
 pub mod keywords;
 pub mod transcript;

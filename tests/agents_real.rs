@@ -21,6 +21,9 @@
 //! `target/agents/`. Where `node` or `npm` is missing, every scenario is
 //! skipped with a notice.
 
+// Runs the `stopgate` binary, which needs the `cli` feature.
+#![cfg(feature = "cli")]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,5 +1,8 @@
 //! `stopgate check`: the gates offline, on transcripts on disk.
 
+// Runs the `stopgate` binary, which needs the `cli` feature.
+#![cfg(feature = "cli")]
+
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -1,6 +1,9 @@
 //! `stopgate completions SHELL` and `stopgate man`, generated from the
 //! command-line definitions.
 
+// Runs the `stopgate` binary, which needs the `cli` feature.
+#![cfg(feature = "cli")]
+
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stopgate");

@@ -1,6 +1,9 @@
 //! End-to-end tests of `stopgate hook`: the built binary, JSON on stdin,
 //! environment variables, exactly as Claude Code runs it.
 
+// Runs the `stopgate` binary, which needs the `cli` feature.
+#![cfg(feature = "cli")]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

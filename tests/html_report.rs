@@ -2,6 +2,9 @@
 //! browser (headless Chromium) with no console error, its script run, and
 //! a screenshot taken. Skips with a notice where Chromium is missing.
 
+// Runs the `stopgate` binary, which needs the `cli` feature.
+#![cfg(feature = "cli")]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

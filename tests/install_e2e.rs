@@ -1,5 +1,8 @@
 //! `stopgate install`, `uninstall` and `doctor`, run as a user would.
 
+// Runs the `stopgate` binary, which needs the `cli` feature.
+#![cfg(feature = "cli")]
+
 use std::path::Path;
 use std::process::{Command, Output};
 

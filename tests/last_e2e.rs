@@ -1,5 +1,8 @@
 //! `stopgate last`: output, JSON fields and exit statuses.
 
+// Runs the `stopgate` binary, which needs the `cli` feature.
+#![cfg(feature = "cli")]
+
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stopgate");

@@ -23,6 +23,9 @@
 //! * it asks to approve a custom API key unless `~/.claude.json` lists its
 //!   last 20 characters under `customApiKeyResponses.approved`.
 
+// Runs the `stopgate` binary, which needs the `cli` feature.
+#![cfg(feature = "cli")]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -2,6 +2,9 @@
 //! on every thread count and read chunk size, the real corpus, and files
 //! that are cut or growing.
 
+// Runs the `stopgate` binary, which needs the `cli` feature.
+#![cfg(feature = "cli")]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

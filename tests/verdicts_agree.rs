@@ -14,6 +14,9 @@
 //! command) gets no findings from the scan, and no Stop fires for it, so
 //! the hook is not asked about it.
 
+// Runs the `stopgate` binary, which needs the `cli` feature.
+#![cfg(feature = "cli")]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
