@@ -4,13 +4,20 @@
 //! what `stopgate config --default` prints; a test checks that the two
 //! agree). A file only needs the keys it changes.
 //!
-//! Where the hook finds the file is an edge concern and lives in the
-//! binary; this module only parses. A malformed file is an error here, with
-//! its line and column; the hook turns that error into "use the defaults"
-//! so that a typo never blocks an agent, and `stopgate config --check`
-//! shows it to the user.
+//! Finding, reading and parsing the file live here, in one place, behind
+//! the `config` feature ([`Config::locate`], [`Config::from_file`],
+//! [`Config::from_toml`]); without it, a [`Config`] is built in code. A
+//! malformed file is an error with its path, line and column; the hook
+//! turns that error into "use the defaults" so that a typo never blocks an
+//! agent, and `stopgate config --check` shows it to the user.
+
+#[cfg(feature = "config")]
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "config")]
+use crate::error::{Error, Position};
 
 /// The defaults, as a commented `stopgate.toml`.
 pub const DEFAULT_TOML: &str = include_str!("default_config.toml");
@@ -264,50 +271,95 @@ impl Default for AuditConfig {
     }
 }
 
-/// A configuration file that could not be used.
-#[derive(Debug)]
-pub struct ConfigError {
-    message: String,
-    position: Option<(usize, usize)>,
-}
-
-impl ConfigError {
-    /// The 1-based line and column of the error, when known.
-    pub fn position(&self) -> Option<(usize, usize)> {
-        self.position
-    }
-}
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.position {
-            Some((line, col)) => {
-                write!(f, "line {line}, column {col}: {}", self.message)
-            }
-            None => f.write_str(&self.message),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
 impl Config {
     /// Parse a `stopgate.toml`. Missing keys take their defaults; unknown
     /// keys are errors, so that a misspelt key is not silently ignored.
+    ///
+    /// # Errors
+    ///
+    /// An error of kind [`Config`](crate::ErrorKind::Config), with the line
+    /// and column when the TOML itself is malformed.
     #[cfg(feature = "config")]
-    pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
+    pub fn from_toml(text: &str) -> Result<Config, Error> {
         let config: Config = toml::from_str(text).map_err(|e| {
             let position = e.span().map(|span| line_col(text, span.start));
-            ConfigError { message: e.message().trim().to_string(), position }
+            Error::config(e.message().trim().to_string(), position)
         })?;
         config.validate()?;
         Ok(config)
     }
 
+    /// Read and parse the configuration file at `path`.
+    ///
+    /// Only a regular file of at most [`MAX_CONFIG_BYTES`] is read. It is
+    /// opened without blocking, so that a FIFO planted in its place cannot
+    /// hold the hook, and read with a bound, so that `/dev/zero` cannot
+    /// fill memory.
+    ///
+    /// # Errors
+    ///
+    /// An I/O error naming the file, or a [`Config`](crate::ErrorKind::Config)
+    /// error naming the file, its line and column.
     #[cfg(feature = "config")]
-    fn validate(&self) -> Result<(), ConfigError> {
-        let err =
-            |message: String| Err(ConfigError { message, position: None });
+    pub fn from_file<P: AsRef<Path>>(path: P) -> Result<Config, Error> {
+        let path = path.as_ref();
+        let text = read_config(path).map_err(|e| Error::io(path, e))?;
+        Config::from_toml(&text).map_err(|e| e.in_file(path))
+    }
+
+    /// The first configuration file that exists, in the documented order:
+    /// `explicit` (`--config`), `$STOPGATE_CONFIG`, the project's
+    /// `.claude/stopgate.toml`, `.codex/stopgate.toml` or
+    /// `.gemini/stopgate.toml`, then `$XDG_CONFIG_HOME/stopgate/config.toml`
+    /// (default `~/.config`). `None` means the built-in defaults.
+    ///
+    /// The project is `$CLAUDE_PROJECT_DIR` (Claude Code sets it, and Gemini
+    /// CLI too), else `$GEMINI_PROJECT_DIR`, else the working directory
+    /// (`PWD`), where Codex CLI runs its hooks. `var` reads the
+    /// environment, so that tests and other callers can supply their own.
+    ///
+    /// An explicit path or `$STOPGATE_CONFIG` is returned even if missing,
+    /// so that the caller can report it.
+    #[cfg(feature = "config")]
+    pub fn locate(
+        explicit: Option<&Path>,
+        var: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<PathBuf> {
+        let set = |k: &str| var(k).filter(|v| !v.is_empty());
+        if let Some(p) = explicit {
+            return Some(p.to_path_buf());
+        }
+        if let Some(p) = set("STOPGATE_CONFIG") {
+            return Some(PathBuf::from(p));
+        }
+        let mut candidates = vec![];
+        let project = set("CLAUDE_PROJECT_DIR")
+            .or_else(|| set("GEMINI_PROJECT_DIR"))
+            .or_else(|| set("PWD"));
+        if let Some(dir) = project {
+            for agent in [".claude", ".codex", ".gemini"] {
+                candidates
+                    .push(Path::new(&dir).join(agent).join("stopgate.toml"));
+            }
+        }
+        match set("XDG_CONFIG_HOME") {
+            Some(x) => {
+                candidates.push(Path::new(&x).join("stopgate/config.toml"))
+            }
+            None => {
+                if let Some(home) = set("HOME") {
+                    candidates.push(
+                        Path::new(&home).join(".config/stopgate/config.toml"),
+                    );
+                }
+            }
+        }
+        candidates.into_iter().find(|p| p.is_file())
+    }
+
+    #[cfg(feature = "config")]
+    fn validate(&self) -> Result<(), Error> {
+        let err = |message: String| Err(Error::config(message, None));
         for lang in &self.languages {
             if !matches!(lang.as_str(), "ja" | "en" | "ko") {
                 return err(format!("unknown language {lang:?}: expected \"ja\", \"en\" or \"ko\""));
@@ -384,11 +436,40 @@ impl Config {
 
 /// The 1-based line and column of byte `offset` in `text`.
 #[cfg(feature = "config")]
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
+fn line_col(text: &str, offset: usize) -> Position {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
+    let column =
+        before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    Position { line, column }
+}
+
+/// Read a configuration file: see [`Config::from_file`].
+#[cfg(feature = "config")]
+fn read_config(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+
+    let invalid = |msg: String| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, msg)
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(invalid("not a regular file".into()));
+    }
+    let mut text = String::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(invalid(format!(
+            "larger than {} KiB; a configuration is a few lines",
+            MAX_CONFIG_BYTES >> 10
+        )));
+    }
+    Ok(text)
 }
 
 #[cfg(all(test, feature = "config"))]
@@ -421,10 +502,10 @@ mod tests {
     fn errors_have_positions() {
         let e =
             Config::from_toml("output = \"json\"\ncap = = 3\n").unwrap_err();
-        assert_eq!(e.position().map(|p| p.0), Some(2), "{e}");
+        assert_eq!(e.line(), Some(2), "{e}");
         let e = Config::from_toml("[audit]\ncapp = 3\n").unwrap_err();
         assert!(e.to_string().contains("capp"), "{e}");
-        assert_eq!(e.position().map(|p| p.0), Some(2), "{e}");
+        assert_eq!(e.line(), Some(2), "{e}");
         let e = Config::from_toml("languages = [\"fr\"]").unwrap_err();
         assert!(e.to_string().contains("fr"), "{e}");
     }

@@ -24,6 +24,7 @@ mod walk;
 
 use rayon::prelude::*;
 
+use crate::error::Error;
 use crate::gates::Gates;
 
 pub use self::reader::{
@@ -33,23 +34,26 @@ pub use self::scan::{
     report_turn, scan_file, scan_reader, session_of, Evidence, FileReport,
     Finding, ScanOptions, TurnReport,
 };
-pub use self::walk::{default_root, walk, Candidate, MissingPath, Walked};
+pub use self::walk::{default_root, walk, Candidate, Walked};
 
 /// Scan `files` on `threads` threads, calling `progress` with each file's
 /// size as it finishes. Reports come back in the order of `files`.
 ///
 /// # Errors
 ///
-/// When the thread pool cannot be built.
+/// An error of kind [`ThreadPool`](crate::ErrorKind::ThreadPool) when the
+/// thread pool cannot be built.
 pub fn scan_files(
     files: &[Candidate],
     gates: &Gates,
     options: &ScanOptions,
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Vec<FileReport>, rayon::ThreadPoolBuildError> {
-    let pool =
-        rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build()?;
+) -> Result<Vec<FileReport>, Error> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| Error::thread_pool(&e))?;
     Ok(pool.install(|| {
         files
             .par_iter()

@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::error::Error;
+
 /// A file to scan, with its size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
@@ -23,31 +25,25 @@ pub struct Walked {
     pub errors: Vec<String>,
 }
 
-/// An error that stops a scan before it starts: a path that does not exist.
-#[derive(Debug)]
-pub struct MissingPath(pub PathBuf);
-
-impl std::fmt::Display for MissingPath {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: no such file or directory", self.0.display())
-    }
-}
-
-impl std::error::Error for MissingPath {}
-
 /// List the `*.jsonl` files under `paths` (subagent files under
 /// `<session>/subagents/` included); a path that is a regular file is
 /// taken as it is, and one that is a FIFO, a device or a socket is skipped
-/// with an error in [`Walked::errors`]. Files last modified before `modified_since` are left out without
-/// being opened. Directory symlinks are not followed.
+/// with an error in [`Walked::errors`]. Files last modified before
+/// `modified_since` are left out without being opened. Directory symlinks
+/// are not followed.
+///
+/// # Errors
+///
+/// An error of kind [`MissingPath`](crate::ErrorKind::MissingPath) when a
+/// path does not exist: a scan of nothing would mislead.
 pub fn walk(
     paths: &[PathBuf],
     modified_since: Option<SystemTime>,
-) -> Result<Walked, MissingPath> {
+) -> Result<Walked, Error> {
     let mut out = Walked::default();
     for root in paths {
         if std::fs::symlink_metadata(root).is_err() {
-            return Err(MissingPath(root.clone()));
+            return Err(Error::missing_path(root));
         }
         for entry in walkdir::WalkDir::new(root).follow_root_links(true) {
             let entry = match entry {

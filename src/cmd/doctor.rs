@@ -377,17 +377,12 @@ fn program_of(command: &str) -> String {
 }
 
 fn check_config(r: &mut Report) {
-    match super::config::locate(None, &super::config::env_var) {
+    match super::config::locate(None) {
         None => {
             r.line(true, "config: none found, the built-in defaults apply")
         }
         Some(path) => {
-            let res = std::fs::read_to_string(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|t| {
-                    stopgate::config::Config::from_toml(&t)
-                        .map_err(|e| e.to_string())
-                });
+            let res = stopgate::config::Config::from_file(&path);
             match res {
                 Ok(_) => {
                     r.line(true, &format!("config {}: valid", path.display()))
@@ -395,8 +390,7 @@ fn check_config(r: &mut Report) {
                 Err(e) => r.line(
                     false,
                     &format!(
-                        "config {}: {e} (the hook falls back to the defaults)",
-                        path.display()
+                        "config {e} (the hook falls back to the defaults)"
                     ),
                 ),
             }
