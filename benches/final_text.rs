@@ -142,14 +142,14 @@ fn keywords(c: &mut Criterion) {
         }
         i += 1;
     }
-    let ja = KeywordSet::new(stopgate::keywords::AUDIT_MARKERS_JA).unwrap();
+    let ja = KeywordSet::new(stopgate::internals::AUDIT_MARKERS_JA).unwrap();
     let ja_dfa = KeywordSet::builder()
         .dfa(true)
-        .build(stopgate::keywords::AUDIT_MARKERS_JA)
+        .build(stopgate::internals::AUDIT_MARKERS_JA)
         .unwrap();
     let en = KeywordSet::builder()
         .ascii_case_insensitive(true)
-        .build(stopgate::keywords::AUDIT_MARKERS_EN)
+        .build(stopgate::internals::AUDIT_MARKERS_EN)
         .unwrap();
     let mut group = c.benchmark_group("keyword_set");
     group.throughput(Throughput::Bytes(text.len() as u64));

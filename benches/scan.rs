@@ -15,7 +15,7 @@ use criterion::{
 };
 use stopgate::archive::{scan_file, ScanOptions};
 use stopgate::config::Config;
-use stopgate::gates::Gates;
+use stopgate::Gates;
 
 #[path = "support/gen.rs"]
 mod gen;

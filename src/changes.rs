@@ -71,17 +71,6 @@ pub const SHELL_TOOLS: &[&str] = &[
 /// or `input.command` as an argument vector (Codex CLI's `shell`), which
 /// is joined with spaces unless it is `[shell, "-c"/"-lc", script]`, whose
 /// script is the command.
-///
-/// ```
-/// use serde_json::json;
-/// use stopgate::changes::shell_command;
-///
-/// assert_eq!(shell_command("Bash", &json!({"command": "ls"})).as_deref(), Some("ls"));
-/// assert_eq!(shell_command("exec_command", &json!({"cmd": "ls"})).as_deref(), Some("ls"));
-/// let argv = json!({"command": ["bash", "-lc", "echo hi > f"]});
-/// assert_eq!(shell_command("shell", &argv).as_deref(), Some("echo hi > f"));
-/// assert_eq!(shell_command("Read", &json!({"command": "ls"})), None);
-/// ```
 pub fn shell_command<'a>(
     name: &str,
     input: &'a serde_json::Value,
@@ -115,7 +104,7 @@ pub fn shell_command<'a>(
 ///
 /// ```
 /// use serde_json::json;
-/// use stopgate::changes::tool_changes_files;
+/// use stopgate::tool_changes_files;
 ///
 /// assert!(tool_changes_files("Edit", &json!({"file_path": "a.rs"})).is_some());
 /// assert!(tool_changes_files("Bash", &json!({"command": "sed -i s/a/b/ f"})).is_some());
@@ -796,5 +785,29 @@ mod tests {
             tool_changes_files("Bash", &serde_json::json!({"command": 5})),
             None
         );
+    }
+}
+
+#[cfg(test)]
+mod shell_command_example {
+    #[test]
+    fn shell_command() {
+        use crate::changes::shell_command;
+        use serde_json::json;
+
+        assert_eq!(
+            shell_command("Bash", &json!({"command": "ls"})).as_deref(),
+            Some("ls")
+        );
+        assert_eq!(
+            shell_command("exec_command", &json!({"cmd": "ls"})).as_deref(),
+            Some("ls")
+        );
+        let argv = json!({"command": ["bash", "-lc", "echo hi > f"]});
+        assert_eq!(
+            shell_command("shell", &argv).as_deref(),
+            Some("echo hi > f")
+        );
+        assert_eq!(shell_command("Read", &json!({"command": "ls"})), None);
     }
 }

@@ -45,7 +45,7 @@ pub struct Config {
     /// How a block is delivered.
     pub output: OutputMode,
     /// The order the gates run in; the first block wins.
-    pub order: Vec<GateName>,
+    pub order: Vec<Gate>,
     /// Entrypoints with no human to read a block.
     pub skip_entrypoints: Vec<String>,
     /// Count a file-changing tool use in the transcript's current turn as a
@@ -181,7 +181,7 @@ pub enum OutputMode {
 /// A gate's name, as used in `order`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum GateName {
+pub enum Gate {
     /// Decision ownership: the agent handed back a decision.
     Ownership,
     /// Challenge reverify: the agent caved without new evidence.
@@ -192,14 +192,14 @@ pub enum GateName {
     Hollow,
 }
 
-impl GateName {
+impl Gate {
     /// The name as written in `order` and in messages.
     pub fn as_str(&self) -> &'static str {
         match self {
-            GateName::Ownership => "ownership",
-            GateName::Reverify => "reverify",
-            GateName::Audit => "audit",
-            GateName::Hollow => "hollow",
+            Gate::Ownership => "ownership",
+            Gate::Reverify => "reverify",
+            Gate::Audit => "audit",
+            Gate::Hollow => "hollow",
         }
     }
 }
@@ -230,10 +230,10 @@ impl Default for Config {
         Config {
             output: OutputMode::Exit2,
             order: vec![
-                GateName::Ownership,
-                GateName::Reverify,
-                GateName::Audit,
-                GateName::Hollow,
+                Gate::Ownership,
+                Gate::Reverify,
+                Gate::Audit,
+                Gate::Hollow,
             ],
             skip_entrypoints: vec![
                 "sdk-cli".into(),
@@ -423,13 +423,13 @@ impl Config {
     }
 
     /// Whether a gate is both listed in `order` and enabled.
-    pub fn gate_enabled(&self, gate: GateName) -> bool {
+    pub fn gate_enabled(&self, gate: Gate) -> bool {
         self.order.contains(&gate)
             && match gate {
-                GateName::Audit => self.audit.enabled,
-                GateName::Hollow => self.hollow.enabled,
-                GateName::Ownership => self.ownership.enabled,
-                GateName::Reverify => self.reverify.enabled,
+                Gate::Audit => self.audit.enabled,
+                Gate::Hollow => self.hollow.enabled,
+                Gate::Ownership => self.ownership.enabled,
+                Gate::Reverify => self.reverify.enabled,
             }
     }
 }

@@ -42,13 +42,13 @@ if let Some(last) = transcript.final_assistant_text() {
 # Example: matching audit markers
 
 ```
-use stopgate::{keywords, KeywordSet, Transcript};
+use stopgate::{KeywordSet, Transcript};
 
 let jsonl = r#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"監査: 境界を潰した"}]}}
 "#;
 let t = Transcript::from_bytes(jsonl.as_bytes().to_vec());
 let text = t.final_assistant_text().unwrap();
-let markers = KeywordSet::new(keywords::AUDIT_MARKERS_JA).unwrap();
+let markers = KeywordSet::new(&["監査", "潰した", "確認済み"]).unwrap();
 assert_eq!(markers.matched(text.text()), vec!["監査", "潰した"]);
 ```
 
@@ -78,18 +78,30 @@ complete JSON object.
 
 #[cfg(feature = "archive")]
 pub mod archive;
-pub mod changes;
+mod changes;
 pub mod config;
 mod error;
-pub mod gates;
+mod gates;
 #[cfg(feature = "hook")]
 pub mod hook;
-pub mod keywords;
-pub mod transcript;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod internals;
+mod keywords;
+mod transcript;
 
-pub use crate::error::Error;
+pub use crate::changes::{tool_changes_files, ChangeReason};
+pub use crate::config::{Config, Gate};
+pub use crate::error::{Error, ErrorKind};
+pub use crate::gates::{
+    text_hash, AuditStatus, Block, Facts, Gates, Nag, PlainAudit, Rule,
+    SessionView, Verdict,
+};
 pub use crate::keywords::{KeywordMatch, KeywordSet, KeywordSetBuilder};
-pub use crate::transcript::{FinalMessage, FinalText, Transcript, Turn};
+pub use crate::transcript::{
+    Chain, FinalMessage, FinalText, Format, Prompt, StopBlocks, ToolCall,
+    Transcript, Turn, TurnKind,
+};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

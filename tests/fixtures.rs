@@ -303,7 +303,7 @@ fn expected_answers() {
             "{}",
             case.file
         );
-        let turn = t.current_turn(stopgate::transcript::Chain::Main);
+        let turn = t.current_turn(stopgate::Chain::Main);
         if case.file != "huge_line.jsonl" {
             assert_eq!(
                 turn.prompt().map(|p| p.text()),
@@ -328,7 +328,7 @@ fn expected_answers() {
 /// blocks, and the corrupt lines counted.
 #[test]
 fn codex_and_gemini_turns() {
-    use stopgate::transcript::Chain;
+    use stopgate::Chain;
 
     let t = Transcript::read(fixture("codex_rollout.jsonl")).unwrap();
     let turns = t.turns(Chain::Main);
@@ -357,7 +357,7 @@ fn codex_and_gemini_turns() {
     let tui = Transcript::read(fixture("codex_tui.jsonl")).unwrap();
     assert_eq!(
         tui.current_turn(Chain::Main).kind(),
-        stopgate::transcript::TurnKind::Interrupted
+        stopgate::TurnKind::Interrupted
     );
 
     let g = Transcript::read(fixture("gemini_session.jsonl")).unwrap();
@@ -405,7 +405,7 @@ fn codex_and_gemini_turns() {
 #[test]
 fn huge_line_prompt() {
     let t = Transcript::read(fixture("huge_line.jsonl")).unwrap();
-    let turn = t.current_turn(stopgate::transcript::Chain::Main);
+    let turn = t.current_turn(stopgate::Chain::Main);
     let prompt = turn.prompt().unwrap();
     assert_eq!(prompt.text().len(), 5 * 1024 * 1024);
     assert_eq!(prompt.offset(), 0);

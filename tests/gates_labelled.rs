@@ -4,13 +4,13 @@
 //! Each gate is run alone (order = [gate]) with the default patterns. The
 //! test prints precision and recall per gate and asserts both ≥ 0.95.
 
-use stopgate::config::{Config, GateName};
-use stopgate::gates::{Facts, Gates, SessionView};
+use stopgate::config::{Config, Gate};
 use stopgate::Transcript;
+use stopgate::{Facts, Gates, SessionView};
 
 /// One labelled case.
 struct Case {
-    gate: GateName,
+    gate: Gate,
     block: bool,
     prompt: &'static str,
     text: &'static str,
@@ -19,7 +19,7 @@ struct Case {
 }
 
 const fn c(
-    gate: GateName,
+    gate: Gate,
     block: bool,
     prompt: &'static str,
     text: &'static str,
@@ -28,7 +28,7 @@ const fn c(
     Case { gate, block, prompt, text, tools }
 }
 
-use GateName::{Audit as A, Hollow as H, Ownership as O, Reverify as R};
+use Gate::{Audit as A, Hollow as H, Ownership as O, Reverify as R};
 
 const W: &[&str] = &["W"];
 const WB: &[&str] = &["W", "B:cargo test"];
@@ -204,7 +204,7 @@ fn verdict(gates: &Gates, case: &Case) -> bool {
         {"type": "text", "text": case.text}]}}));
     let jsonl: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let turn = Transcript::from_bytes(jsonl.into_bytes())
-        .current_turn(stopgate::transcript::Chain::Main);
+        .current_turn(stopgate::Chain::Main);
     let facts = Facts { changed: true, ..Facts::of_turn(&turn) };
     gates.evaluate(&facts, &SessionView::default()).block().is_some()
 }
@@ -287,9 +287,9 @@ fn adversarial_texts_stay_linear() {
         "which which ".repeat(100_000) + "you prefer",
         "audit: ok ".repeat(100_000),
     ];
-    let tools: Vec<stopgate::transcript::ToolCall> = (0..3)
+    let tools: Vec<stopgate::ToolCall> = (0..3)
         .map(|_| {
-            stopgate::transcript::ToolCall::new(
+            stopgate::ToolCall::new(
                 None,
                 "Write",
                 &serde_json::Value::Null,
@@ -301,7 +301,7 @@ fn adversarial_texts_stay_linear() {
     for text in &texts {
         let started = std::time::Instant::now();
         let facts = Facts {
-            kind: stopgate::transcript::TurnKind::Prompt,
+            kind: stopgate::TurnKind::Prompt,
             final_text: text,
             prompt: Some("That's wrong."),
             tool_uses: &tools,

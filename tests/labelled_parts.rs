@@ -24,10 +24,10 @@
 use std::path::Path;
 
 use regex::Regex;
-use stopgate::config::{Config, GateName};
-use stopgate::gates::{Facts, Gates, SessionView};
-use stopgate::transcript::{Chain, ToolCall, TurnKind};
+use stopgate::config::{Config, Gate};
 use stopgate::Transcript;
+use stopgate::{Chain, ToolCall, TurnKind};
+use stopgate::{Facts, Gates, SessionView};
 
 /// One labelled turn.
 struct Case {
@@ -286,18 +286,18 @@ impl Seeds {
     }
 
     /// The seed's verdict for `gate`; `None` when no seed has that gate.
-    fn blocks(&self, gate: GateName, c: &Case) -> Option<bool> {
+    fn blocks(&self, gate: Gate, c: &Case) -> Option<bool> {
         Some(match gate {
-            GateName::Audit => !self.audit.is_match(&c.text),
-            GateName::Ownership => {
+            Gate::Audit => !self.audit.is_match(&c.text),
+            Gate::Ownership => {
                 self.defer.is_match(&c.text) && c.tools.len() >= 2
             }
-            GateName::Reverify => {
+            Gate::Reverify => {
                 self.challenge.is_match(&c.prompt)
                     && self.capitulate.is_match(&c.text)
                     && !self.verify.is_match(&c.text)
             }
-            GateName::Hollow => return None,
+            Gate::Hollow => return None,
         })
     }
 }
@@ -351,7 +351,7 @@ struct GateFigures {
 
 /// Score one gate on its parts: see [`GateFigures`].
 fn run_gate(
-    gate: GateName,
+    gate: Gate,
     tune: &[&str],
     test: &[&str],
     corpus: bool,
@@ -420,8 +420,8 @@ const AUDIT_SEEN: &[&str] = &[
 
 #[test]
 fn audit_gate_on_its_parts() {
-    let f = run_gate(GateName::Audit, AUDIT_SEEN, &["audit-test7.tsv"], false);
-    let config = Config { order: vec![GateName::Audit], ..Config::default() };
+    let f = run_gate(Gate::Audit, AUDIT_SEEN, &["audit-test7.tsv"], false);
+    let config = Config { order: vec![Gate::Audit], ..Config::default() };
     let gates = Gates::new(&config).unwrap();
     // Each earlier held-out part, scored alone today (their first-run
     // figures are in the closing note).
@@ -451,7 +451,7 @@ fn audit_gate_on_its_parts() {
 #[test]
 fn hollow_gate_on_its_parts() {
     let f = run_gate(
-        GateName::Hollow,
+        Gate::Hollow,
         &["hollow-tune.tsv", "hollow-tune2.tsv"],
         &["hollow-test.tsv"],
         true,
@@ -463,7 +463,7 @@ fn hollow_gate_on_its_parts() {
 #[test]
 fn ownership_gate_on_its_parts() {
     let f = run_gate(
-        GateName::Ownership,
+        Gate::Ownership,
         &["ownership-tune.tsv"],
         &["ownership-test.tsv"],
         true,
@@ -475,7 +475,7 @@ fn ownership_gate_on_its_parts() {
 #[test]
 fn reverify_gate_on_its_parts() {
     let f = run_gate(
-        GateName::Reverify,
+        Gate::Reverify,
         &["reverify-tune.tsv"],
         &["reverify-test.tsv"],
         true,

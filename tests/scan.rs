@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 
 use stopgate::archive::{scan_file, scan_reader, FileReport, ScanOptions};
 use stopgate::config::Config;
-use stopgate::gates::Gates;
+use stopgate::Gates;
 
 mod common;
 
@@ -710,7 +710,7 @@ fn a_long_first_line_does_not_decide_the_format() {
         rest.lines().skip(1).map(|l| format!("{l}\n")).collect();
     std::fs::write(&path, format!("{meta}\n{rest}")).unwrap();
     let t = stopgate::Transcript::read(&path).unwrap();
-    assert_eq!(t.format(), stopgate::transcript::Format::Codex);
+    assert_eq!(t.format(), stopgate::Format::Codex);
     assert_eq!(t.entrypoint().as_deref(), Some("codex-cli"));
     // The hook reads only the head, in a 64 KiB window first.
     assert_eq!(

@@ -23,9 +23,9 @@ use std::process::Command;
 
 use stopgate::archive::{report_turn, scan_file, Finding, ScanOptions};
 use stopgate::config::Config;
-use stopgate::gates::{Facts, Gates, SessionView};
-use stopgate::transcript::{Chain, Format};
 use stopgate::Transcript;
+use stopgate::{Chain, Format};
+use stopgate::{Facts, Gates, SessionView};
 
 const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
 
@@ -129,11 +129,22 @@ fn hook_says(path: &Path, agent: Format) -> Said {
         );
         return "allow".to_string();
     }
-    // `stop: Block { gate: Audit, rule: "no_marker", … }`
+    // `stop: Block { gate: Audit, rule: NoMarker, … }`
     let gate = last.split("gate: ").nth(1).unwrap().split(',').next().unwrap();
-    let rule =
-        last.split("rule: \"").nth(1).unwrap().split('"').next().unwrap();
-    finding_name(&gate.to_lowercase(), rule)
+    let rule = last.split("rule: ").nth(1).unwrap().split(',').next().unwrap();
+    finding_name(&gate.to_lowercase(), &snake_case(rule))
+}
+
+/// `NoMarker` as `no_marker`: a rule's name from its `Debug` form.
+fn snake_case(camel: &str) -> String {
+    let mut out = String::new();
+    for c in camel.chars() {
+        if c.is_ascii_uppercase() && !out.is_empty() {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
 }
 
 fn check_says(path: &Path, turn: Option<usize>) -> Said {
@@ -187,7 +198,7 @@ fn hook_check_and_scan_agree() {
         // order: the one the hook, under its cap, would block with.
         let scan_says = |i: usize| -> Said {
             match report.turns[i].findings.first() {
-                Some(e) => finding_name(gate_of(e.finding), e.rule),
+                Some(e) => finding_name(gate_of(e.finding), e.rule.as_str()),
                 None => "allow".to_string(),
             }
         };
@@ -206,7 +217,9 @@ fn hook_check_and_scan_agree() {
                 let verdict = gates
                     .evaluate(&Facts::of_turn(turn), &SessionView::default());
                 let said = match verdict.block() {
-                    Some(b) => finding_name(b.gate().as_str(), b.rule()),
+                    Some(b) => {
+                        finding_name(b.gate().as_str(), b.rule().as_str())
+                    }
                     None => "allow".to_string(),
                 };
                 assert_eq!(said, scan_says(i), "{} turn {i}", path.display());

@@ -141,7 +141,7 @@ pub fn for_each_line<R: Read>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::Lines;
+    use crate::transcript::lines::Lines;
 
     fn collect(data: &[u8], chunk: usize) -> Vec<(Vec<u8>, bool)> {
         collect_capped(data, chunk, usize::MAX)

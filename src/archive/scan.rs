@@ -17,8 +17,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::reader::{for_each_line, ChunkLine};
-use crate::config::GateName;
-use crate::gates::{AuditStatus, Block, Facts, Gates};
+use crate::config::Gate;
+use crate::gates::{AuditStatus, Block, Facts, Gates, Rule};
 use crate::transcript::{
     Chain, Format, LinePos, Transcript, Turn, TurnKind, TurnReader,
     PROBE_LINES,
@@ -45,8 +45,8 @@ pub enum Finding {
 pub struct Evidence {
     /// The finding.
     pub finding: Finding,
-    /// The gate's rule that fired, such as `no_marker`.
-    pub rule: &'static str,
+    /// The gate's rule that fired, such as [`Rule::NoMarker`].
+    pub rule: Rule,
     /// The keywords and patterns that fired.
     pub matched: Vec<String>,
     /// The 1-based line of the turn's final text.
@@ -67,14 +67,12 @@ impl Finding {
 
     /// The finding a gate's block stands for.
     pub fn of_block(block: &Block) -> Finding {
-        match (block.gate(), block.rule()) {
-            (GateName::Audit, _) => Finding::UnauditedChange,
-            (GateName::Hollow, "claim_without_evidence") => {
-                Finding::UnverifiedClaim
-            }
-            (GateName::Hollow, _) => Finding::HollowAudit,
-            (GateName::Ownership, _) => Finding::Deferral,
-            (GateName::Reverify, _) => Finding::Capitulation,
+        match block.rule() {
+            Rule::NoMarker => Finding::UnauditedChange,
+            Rule::StockPhrase => Finding::HollowAudit,
+            Rule::ClaimWithoutEvidence => Finding::UnverifiedClaim,
+            Rule::Deferral => Finding::Deferral,
+            Rule::Capitulation => Finding::Capitulation,
         }
     }
 
@@ -433,7 +431,7 @@ pub fn report_turn(
             excerpt: excerpt(facts.final_text, b.matched()),
         })
         .collect();
-    let hollow = blocks.iter().find(|b| b.gate() == GateName::Hollow);
+    let hollow = blocks.iter().find(|b| b.gate() == Gate::Hollow);
     let audit = match (hollow, gates.audit_status(facts.final_text)) {
         (Some(b), _) => format!("hollow:{}", b.rule()),
         (None, AuditStatus::Present(_)) => "present".to_string(),

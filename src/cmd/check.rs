@@ -12,9 +12,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stopgate::gates::{Facts, Gates, SessionView, Verdict};
-use stopgate::transcript::{Chain, Turn};
 use stopgate::Transcript;
+use stopgate::{Chain, Turn};
+use stopgate::{Facts, Gates, SessionView, Verdict};
 
 /// Arguments of `stopgate check`.
 #[derive(clap::Args, Debug)]
@@ -48,7 +48,7 @@ pub fn not_a_transcript(file: &std::path::Path) -> String {
         "{}: not a transcript (no JSON record with a \"type\" in its first \
          {} lines)",
         file.display(),
-        stopgate::transcript::RECORD_PROBE_LINES
+        stopgate::Transcript::RECORD_PROBE_LINES
     )
 }
 
@@ -130,7 +130,7 @@ fn json(
     serde_json::json!({
         "verdict": if block.is_some() { "block" } else { "allow" },
         "gate": block.map(|b| b.gate().as_str()),
-        "rule": block.map(|b| b.rule()),
+        "rule": block.map(|b| b.rule().as_str()),
         "message": block.map(|b| b.message()),
         "matched": matched,
         "turn": turn.index(),

@@ -13,9 +13,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use stopgate::config::{OutputMode, DEFAULT_TIMEOUT_MS};
-use stopgate::gates::Gates;
 use stopgate::hook::{self, Decision, Event, HookEnv, HookInput, StateDir};
-use stopgate::transcript::Format;
+use stopgate::Format;
+use stopgate::Gates;
 
 /// Arguments of `stopgate hook`.
 #[derive(clap::Args, Debug)]

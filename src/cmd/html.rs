@@ -289,7 +289,7 @@ fn findings_section(h: &mut String, reports: &[FileReport]) {
                     esc(date.get(..10).unwrap_or(date)),
                     t.turn,
                     e.finding.as_str(),
-                    esc(e.rule),
+                    esc(e.rule.as_str()),
                     esc(&matched),
                     e.line.map_or("?".to_string(), |l| l.to_string()),
                     esc(&r.path.to_string_lossy()),

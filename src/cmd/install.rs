@@ -21,7 +21,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
-use stopgate::transcript::Format;
+use stopgate::Format;
 
 use super::codex_config;
 use super::install_record::{self, InstallRecord};

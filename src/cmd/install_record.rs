@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use stopgate::gates::text_hash;
 use stopgate::hook::{default_dir, StateDir};
+use stopgate::text_hash;
 
 /// One install's record. See the [module docs](self).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

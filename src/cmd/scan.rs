@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
-use stopgate::gates::Gates;
-use stopgate::transcript::Format as AgentFormat;
+use stopgate::Format as AgentFormat;
+use stopgate::Gates;
 
 use super::report::{percent, session_label, trend, Counts, Summary};
 use super::when::{self, Edge, When};
@@ -418,7 +418,7 @@ fn write_jsonl(
                 .iter()
                 .map(|e| JsonEvidence {
                     finding: e.finding.as_str(),
-                    rule: e.rule,
+                    rule: e.rule.as_str(),
                     matched: &e.matched,
                     line: e.line,
                     excerpt: &e.excerpt,
@@ -525,7 +525,7 @@ fn write_csv(
             row.turn.changed.to_string(),
             row.turn.audit.clone(),
             list(row.findings()),
-            list(row.turn.findings.iter().map(|e| e.rule).collect()),
+            list(row.turn.findings.iter().map(|e| e.rule.as_str()).collect()),
             serde_json::to_string(
                 &row.turn
                     .findings

@@ -96,25 +96,6 @@ impl AuditMatcher {
     }
 
     /// Judge a final text.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use stopgate::config::Config;
-    /// use stopgate::gates::{AuditMatcher, AuditStatus};
-    ///
-    /// let m = AuditMatcher::new(&Config::default()).unwrap();
-    /// assert_eq!(m.status("Done."), AuditStatus::Absent);
-    /// assert!(matches!(m.status("監査: 境界を潰した"), AuditStatus::Present(_)));
-    /// assert!(matches!(m.status("no audit needed: typo fix"), AuditStatus::Escape(_)));
-    /// assert_eq!(m.status("no audit needed:"), AuditStatus::Absent);
-    /// assert_eq!(m.status("監査不要:"), AuditStatus::Absent);
-    /// assert_eq!(m.status("I audited nothing."), AuditStatus::Absent);
-    /// assert!(matches!(
-    ///     m.status("Edge cases: an empty list returns None."),
-    ///     AuditStatus::Plain(_)
-    /// ));
-    /// ```
     pub fn status(&self, text: &str) -> AuditStatus {
         let mut hatch_spans = vec![];
         for m in self.hatches.get().find_iter(text) {
@@ -150,5 +131,32 @@ impl AuditMatcher {
             Some(plain) => AuditStatus::Plain(plain),
             None => AuditStatus::Absent,
         }
+    }
+}
+
+#[cfg(test)]
+mod audit_status_example {
+    #[test]
+    fn audit_status() {
+        use crate::config::Config;
+        use crate::gates::{AuditMatcher, AuditStatus};
+
+        let m = AuditMatcher::new(&Config::default()).unwrap();
+        assert_eq!(m.status("Done."), AuditStatus::Absent);
+        assert!(matches!(
+            m.status("監査: 境界を潰した"),
+            AuditStatus::Present(_)
+        ));
+        assert!(matches!(
+            m.status("no audit needed: typo fix"),
+            AuditStatus::Escape(_)
+        ));
+        assert_eq!(m.status("no audit needed:"), AuditStatus::Absent);
+        assert_eq!(m.status("監査不要:"), AuditStatus::Absent);
+        assert_eq!(m.status("I audited nothing."), AuditStatus::Absent);
+        assert!(matches!(
+            m.status("Edge cases: an empty list returns None."),
+            AuditStatus::Plain(_)
+        ));
     }
 }

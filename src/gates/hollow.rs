@@ -26,25 +26,6 @@ use super::plain::{paragraph, PlainAudit};
 use super::sentence::sentence_bounds;
 use super::Facts;
 
-/// Which hollow rule fired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HollowRule {
-    /// The marker sentences say nothing specific.
-    StockPhrase,
-    /// A verification claim with nothing run after the last change.
-    ClaimWithoutEvidence,
-}
-
-impl HollowRule {
-    /// The rule's name, as reported.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            HollowRule::StockPhrase => "stock_phrase",
-            HollowRule::ClaimWithoutEvidence => "claim_without_evidence",
-        }
-    }
-}
-
 /// The weight of the specifics left in `s`: CJK and Hangul characters
 /// weigh 2, other letters and digits 1, punctuation and spaces nothing.
 fn weight(s: &str) -> usize {

@@ -26,7 +26,7 @@ pub mod plain;
 mod reverify;
 mod sentence;
 
-use crate::config::{Config, GateName};
+use crate::config::{Config, Gate};
 use crate::error::Error;
 use crate::transcript::{ToolCall, Turn, TurnKind};
 
@@ -34,7 +34,6 @@ use self::patterns::{Cancel, LazyKeywords, Pat, PatternSet};
 use self::reverify::ReverifyPatterns;
 
 pub use self::audit::{AuditMatcher, AuditStatus};
-pub use self::hollow::HollowRule;
 pub use self::plain::PlainAudit;
 
 /// What the gates judge: one turn, as the hook or a scan sees it.
@@ -85,7 +84,7 @@ pub struct SessionView<'a> {
 
 impl SessionView<'_> {
     /// How many nags `gate` already sent this session.
-    fn nag_count(&self, gate: GateName) -> u32 {
+    fn nag_count(&self, gate: Gate) -> u32 {
         let n = self.nags.iter().filter(|n| n.gate == gate).count();
         u32::try_from(n).unwrap_or(u32::MAX)
     }
@@ -102,7 +101,7 @@ impl SessionView<'_> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Nag {
     /// The gate that blocked.
-    pub gate: GateName,
+    pub gate: Gate,
     /// The [`text_hash`] of the final text it blocked.
     pub hash: u64,
 }
@@ -117,23 +116,70 @@ pub fn text_hash(text: &str) -> u64 {
     })
 }
 
+/// The rule within a gate that blocked: what a block is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Rule {
+    /// Audit gate: files changed and the final text holds no audit.
+    NoMarker,
+    /// Hollow-audit gate: the audit says nothing specific.
+    StockPhrase,
+    /// Hollow-audit gate: a verification claim with nothing run after the
+    /// last change.
+    ClaimWithoutEvidence,
+    /// Decision-ownership gate: the agent gathered data, then handed the
+    /// decision back.
+    Deferral,
+    /// Challenge-reverify gate: the agent caved to a challenge without new
+    /// evidence.
+    Capitulation,
+}
+
+impl Rule {
+    /// The rule's name, as reported (`no_marker`, `stock_phrase`, …).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Rule::NoMarker => "no_marker",
+            Rule::StockPhrase => "stock_phrase",
+            Rule::ClaimWithoutEvidence => "claim_without_evidence",
+            Rule::Deferral => "deferral",
+            Rule::Capitulation => "capitulation",
+        }
+    }
+
+    /// The gate the rule belongs to.
+    pub fn gate(&self) -> Gate {
+        match self {
+            Rule::NoMarker => Gate::Audit,
+            Rule::StockPhrase | Rule::ClaimWithoutEvidence => Gate::Hollow,
+            Rule::Deferral => Gate::Ownership,
+            Rule::Capitulation => Gate::Reverify,
+        }
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A gate's decision to block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Block {
-    gate: GateName,
-    rule: &'static str,
+    rule: Rule,
     message: String,
     matched: Vec<String>,
 }
 
 impl Block {
     /// The gate that blocked.
-    pub fn gate(&self) -> GateName {
-        self.gate
+    pub fn gate(&self) -> Gate {
+        self.rule.gate()
     }
 
-    /// The rule within the gate, such as `no_marker`.
-    pub fn rule(&self) -> &'static str {
+    /// The rule within the gate, such as [`Rule::NoMarker`].
+    pub fn rule(&self) -> Rule {
         self.rule
     }
 
@@ -150,7 +196,7 @@ impl Block {
     /// Whether this block comes from a gate that owns the change flag and
     /// the cap (audit, hollow), rather than a nag-once gate.
     pub fn is_audit(&self) -> bool {
-        matches!(self.gate, GateName::Audit | GateName::Hollow)
+        matches!(self.gate(), Gate::Audit | Gate::Hollow)
     }
 }
 
@@ -176,7 +222,7 @@ impl Verdict {
 /// The gates, compiled from a configuration.
 #[derive(Clone, Debug)]
 pub struct Gates {
-    order: Vec<GateName>,
+    order: Vec<Gate>,
     cap: u32,
     nag_caps: NagCaps,
     min_tool_uses: usize,
@@ -249,7 +295,7 @@ impl Gates {
         stock.extend(p.stock.iter().cloned());
         stock.sort_by_key(|s| std::cmp::Reverse(s.len()));
         let audit = AuditMatcher::build(config, dfa)?;
-        let enabled = |g: GateName| config.gate_enabled(g);
+        let enabled = |g: Gate| config.gate_enabled(g);
         Ok(Gates {
             order: config
                 .order
@@ -316,15 +362,15 @@ impl Gates {
         let mut audit_status = None;
         for &gate in &self.order {
             let applies = match gate {
-                GateName::Ownership => {
+                Gate::Ownership => {
                     nag_may_block
                         && session.nag_count(gate) < self.nag_caps.ownership
                 }
-                GateName::Reverify => {
+                Gate::Reverify => {
                     nag_may_block
                         && session.nag_count(gate) < self.nag_caps.reverify
                 }
-                GateName::Audit | GateName::Hollow => audit_applies,
+                Gate::Audit | Gate::Hollow => audit_applies,
             };
             if !applies {
                 continue;
@@ -355,51 +401,51 @@ impl Gates {
     /// matcher's answer, which the audit and hollow gates share.
     fn check(
         &self,
-        gate: GateName,
+        gate: Gate,
         facts: &Facts<'_>,
         audit_status: &mut Option<AuditStatus>,
     ) -> Option<Block> {
-        let block = |rule: &'static str, message: &str, matched| Block {
-            gate,
+        let block = |rule: Rule, message: &str, matched| Block {
             rule,
             message: message.to_string(),
             matched,
         };
         match gate {
-            GateName::Ownership => {
+            Gate::Ownership => {
                 ownership::check(&self.deference, self.min_tool_uses, facts)
-                    .map(|m| block("deferral", &self.messages.ownership, m))
+                    .map(|m| {
+                        block(Rule::Deferral, &self.messages.ownership, m)
+                    })
             }
-            GateName::Reverify => reverify::check(&self.reverify, facts)
-                .map(|m| block("capitulation", &self.messages.reverify, m)),
-            GateName::Audit if facts.changed => {
+            Gate::Reverify => {
+                reverify::check(&self.reverify, facts).map(|m| {
+                    block(Rule::Capitulation, &self.messages.reverify, m)
+                })
+            }
+            Gate::Audit if facts.changed => {
                 match audit_status
                     .get_or_insert_with(|| self.audit.status(facts.final_text))
                 {
-                    AuditStatus::Absent => {
-                        Some(block("no_marker", &self.messages.audit, vec![]))
-                    }
+                    AuditStatus::Absent => Some(block(
+                        Rule::NoMarker,
+                        &self.messages.audit,
+                        vec![],
+                    )),
                     _ => None,
                 }
             }
-            GateName::Hollow if facts.changed => {
+            Gate::Hollow if facts.changed => {
                 let status = audit_status.get_or_insert_with(|| {
                     self.audit.status(facts.final_text)
                 });
-                match self.hollow_rule(status, facts)? {
-                    (HollowRule::StockPhrase, m) => Some(block(
-                        "stock_phrase",
-                        &self.messages.stock_phrase,
-                        m,
-                    )),
-                    (HollowRule::ClaimWithoutEvidence, m) => Some(block(
-                        "claim_without_evidence",
-                        &self.messages.claim,
-                        m,
-                    )),
-                }
+                let (rule, m) = self.hollow_rule(status, facts)?;
+                let message = match rule {
+                    Rule::StockPhrase => &self.messages.stock_phrase,
+                    _ => &self.messages.claim,
+                };
+                Some(block(rule, message, m))
             }
-            GateName::Audit | GateName::Hollow => None,
+            Gate::Audit | Gate::Hollow => None,
         }
     }
 
@@ -414,7 +460,7 @@ impl Gates {
         &self,
         status: &AuditStatus,
         facts: &Facts<'_>,
-    ) -> Option<(HollowRule, Vec<String>)> {
+    ) -> Option<(Rule, Vec<String>)> {
         let stock = match status {
             AuditStatus::Present(markers) => hollow::is_stock_phrase(
                 self.audit.markers(),
@@ -434,10 +480,10 @@ impl Gates {
             AuditStatus::Absent | AuditStatus::Escape(_) => return None,
         };
         if let Some(matched) = stock {
-            return Some((HollowRule::StockPhrase, matched));
+            return Some((Rule::StockPhrase, matched));
         }
         hollow::unverified_claim(&self.claims, facts)
-            .map(|claims| (HollowRule::ClaimWithoutEvidence, claims))
+            .map(|claims| (Rule::ClaimWithoutEvidence, claims))
     }
 
     /// The keywords and patterns that fire anywhere in a turn, labelled by

@@ -90,7 +90,7 @@ impl HookInput {
     ///
     /// ```
     /// use stopgate::hook::HookInput;
-    /// use stopgate::transcript::Format;
+    /// use stopgate::Format;
     ///
     /// let codex: HookInput = serde_json::from_str(
     ///     r#"{"hook_event_name":"Stop","turn_id":"t","model":"gpt-5"}"#,

@@ -62,8 +62,8 @@ mod input;
 mod state;
 
 use crate::changes::tool_changes_files;
-use crate::config::{Config, GateName};
-use crate::gates::{text_hash, Facts, Gates, Nag, SessionView, Verdict};
+use crate::config::{Config, Gate};
+use crate::gates::{text_hash, Facts, Gates, Nag, Rule, SessionView, Verdict};
 use crate::transcript::{Chain, Format, Transcript};
 
 pub use self::input::{Event, HookInput, MAX_INPUT};
@@ -80,9 +80,9 @@ pub enum Decision {
     /// Keep the agent working.
     Block {
         /// The gate that blocked.
-        gate: GateName,
+        gate: Gate,
         /// The rule within the gate.
-        rule: &'static str,
+        rule: Rule,
         /// The message for the agent.
         message: String,
     },

@@ -45,7 +45,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, SystemTime};
 
-use crate::config::GateName;
+use crate::config::Gate;
 use crate::gates::Nag;
 
 /// Entries older than this are removed by [`StateDir::cleanup`].
@@ -472,9 +472,9 @@ impl SessionLock {
                 let mut words = l.split_whitespace();
                 let hash = u64::from_str_radix(words.next()?, 16).ok()?;
                 let gate = match words.next() {
-                    Some("reverify") => GateName::Reverify,
+                    Some("reverify") => Gate::Reverify,
                     // Lines of earlier versions name no gate.
-                    _ => GateName::Ownership,
+                    _ => Gate::Ownership,
                 };
                 Some(Nag { gate, hash })
             })
@@ -559,8 +559,8 @@ mod tests {
         assert_eq!(lock.increment_prompted().unwrap(), 1);
         assert_eq!(lock.increment_prompted().unwrap(), 2);
         assert!(lock.nags().is_empty());
-        let a = Nag { gate: GateName::Ownership, hash: 7 };
-        let b = Nag { gate: GateName::Reverify, hash: u64::MAX };
+        let a = Nag { gate: Gate::Ownership, hash: 7 };
+        let b = Nag { gate: Gate::Reverify, hash: u64::MAX };
         lock.record_nag(a).unwrap();
         lock.record_nag(b).unwrap();
         assert_eq!(lock.nags(), vec![a, b]);
@@ -626,7 +626,7 @@ mod tests {
         // A linked counter reads as 0 and is replaced, not written through.
         assert_eq!(lock.prompted(), 0);
         assert_eq!(lock.increment_prompted().unwrap(), 1);
-        let record = Nag { gate: GateName::Ownership, hash: 1 };
+        let record = Nag { gate: Gate::Ownership, hash: 1 };
         lock.record_nag(record).unwrap();
         lock.consume(["k"]).unwrap();
         dir.debug_log("note");

@@ -68,7 +68,7 @@ impl Format {
     /// # Example
     ///
     /// ```
-    /// use stopgate::transcript::Format;
+    /// use stopgate::Format;
     ///
     /// let codex = br#"{"timestamp":"t","type":"session_meta","payload":{}}"#;
     /// assert_eq!(Format::of(codex), Format::Codex);

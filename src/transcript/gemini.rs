@@ -178,6 +178,7 @@ impl Replay {
         self.lost_history
     }
 
+    #[cfg_attr(not(feature = "archive"), allow(dead_code))]
     /// The session id of the log's metadata line.
     pub(super) fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
@@ -307,7 +308,7 @@ mod tests {
             let v: Value = serde_json::from_str(l).unwrap();
             r.push(&v, LinePos { offset: i as u64, line: Some(i as u64 + 1) });
         }
-        let mut b = TurnBuilder::new(Chain::Main);
+        let mut b = TurnBuilder::numbered_from(Chain::Main, 1);
         let mut out = vec![];
         r.feed(&mut b, |t| out.push(t));
         out.extend(b.finish());

@@ -75,7 +75,7 @@ impl<'a> Line<'a> {
 /// # Example
 ///
 /// ```
-/// use stopgate::transcript::Lines;
+/// use stopgate::internals::Lines;
 ///
 /// let lines: Vec<&[u8]> =
 ///     Lines::new(b"a\r\nb\nc").map(|l| l.as_bytes()).collect();
@@ -131,7 +131,7 @@ impl<'a> Iterator for Lines<'a> {
 /// # Example
 ///
 /// ```
-/// use stopgate::transcript::RevLines;
+/// use stopgate::internals::RevLines;
 ///
 /// let mut it = RevLines::new(b"first\nsecond\npartial");
 /// let last = it.next().unwrap();

@@ -14,7 +14,7 @@
 mod codex;
 mod format;
 mod gemini;
-mod lines;
+pub(crate) mod lines;
 mod query;
 mod reader;
 mod record;
@@ -22,21 +22,21 @@ mod sniff;
 mod source;
 mod turn;
 
-pub use self::format::{Format, DECIDING_LINE_MAX, PROBE_LINES};
-pub use self::gemini::OWN_REASON;
-pub use self::lines::{Line, Lines, RevLines};
-pub use self::query::{
-    FinalMessage, FinalText, ENTRYPOINT_HEAD_BYTES, ENTRYPOINT_LINES,
-    ENTRYPOINT_MAX_LINE, RECORD_PROBE_LINES,
-};
-pub use self::reader::TurnReader;
-pub use self::record::{
-    Attachment, Block, Content, Message, ParseError, Record, RecordParser,
-    RecordType, StopHookSummary, ToolResult, ToolUse,
-};
-pub use self::sniff::{quick_type, top_level_type, Sniff};
+pub use self::format::Format;
+pub use self::query::{FinalMessage, FinalText};
 pub use self::source::Transcript;
-pub use self::turn::{
-    is_real_prompt, safe_id, Chain, LinePos, Prompt, StopBlocks, ToolCall,
-    Turn, TurnBuilder, TurnKind, STOP_FEEDBACK, TURN_MAX_BYTES,
+pub use self::turn::{Chain, Prompt, StopBlocks, ToolCall, Turn, TurnKind};
+
+#[cfg(feature = "archive")]
+pub(crate) use self::{
+    format::PROBE_LINES, reader::TurnReader, turn::LinePos,
+};
+// Public, for the hook module's re-export.
+pub use self::turn::safe_id;
+
+#[cfg(feature = "internals")]
+pub use self::{
+    lines::{Line, Lines, RevLines},
+    record::{Content, RecordParser, RecordType},
+    sniff::{quick_type, top_level_type, Sniff},
 };

@@ -109,6 +109,10 @@ impl FinalMessage {
 }
 
 impl Transcript {
+    /// How many non-empty lines [`Transcript::looks_like_transcript`] looks
+    /// at.
+    pub const RECORD_PROBE_LINES: usize = 64;
+
     /// The last `text` block of the main chain.
     ///
     /// Sidechain (subagent) lines are skipped, and so are the records that
@@ -271,7 +275,7 @@ impl Transcript {
     }
 
     /// Whether the bytes look like a transcript at all: one of the first
-    /// [`RECORD_PROBE_LINES`] non-empty lines is a JSON object with a
+    /// [`RECORD_PROBE_LINES`](Transcript::RECORD_PROBE_LINES) non-empty lines is a JSON object with a
     /// top-level `type`, as every record of Claude Code, Codex CLI and
     /// Gemini CLI is. An empty file, a binary one or plain text is not, and
     /// `check` and `last` say so instead of judging it. Only the head is
@@ -291,7 +295,7 @@ impl Transcript {
         self.has_head()
             && Lines::new(self.as_bytes())
                 .filter(|l| !l.is_empty())
-                .take(RECORD_PROBE_LINES)
+                .take(Transcript::RECORD_PROBE_LINES)
                 .any(|l| {
                     matches!(
                         super::sniff::top_level_type(l.as_bytes()),
@@ -339,9 +343,6 @@ pub(crate) enum HeadScan {
 /// The entrypoint from the head of a transcript's bytes.
 ///
 /// See [`Transcript::entrypoint`] for the rules.
-/// How many non-empty lines [`Transcript::looks_like_transcript`] looks at.
-pub const RECORD_PROBE_LINES: usize = 64;
-
 pub(crate) fn entrypoint_in_head(
     whole: &[u8],
     whole_is_cut: bool,

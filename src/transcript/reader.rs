@@ -16,29 +16,6 @@ use super::turn::{Chain, LinePos, Turn, TurnBuilder};
 use crate::transcript::safe_id;
 
 /// Reads one transcript's lines, in file order, into turns.
-///
-/// # Example
-///
-/// ```
-/// use stopgate::transcript::{Chain, Format, LinePos, TurnReader};
-///
-/// let rollout = [
-///     r#"{"type":"session_meta","payload":{"id":"s1","cwd":"/w","source":"cli"}}"#,
-///     r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"add a file"}]}}"#,
-///     r#"{"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"c1","input":"*** Begin Patch"}}"#,
-///     r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}"#,
-/// ];
-/// let mut reader = TurnReader::new(Format::Codex, Chain::Main);
-/// for (i, line) in rollout.iter().enumerate() {
-///     let pos = LinePos { offset: 0, line: Some(i as u64 + 1) };
-///     assert!(reader.line(line.as_bytes(), true, pos).is_none());
-/// }
-/// assert_eq!(reader.session_id(), Some("s1"));
-/// let turns = reader.finish();
-/// assert_eq!(turns.len(), 1);
-/// assert!(turns[0].changed());
-/// assert_eq!(turns[0].final_text(), Some("Done."));
-/// ```
 #[derive(Debug)]
 pub struct TurnReader {
     format: Format,
@@ -52,6 +29,7 @@ pub struct TurnReader {
 }
 
 impl TurnReader {
+    #[cfg_attr(not(feature = "archive"), allow(dead_code))]
     /// A reader of lines in `format`, following `chain`, numbering turns
     /// from 1.
     pub fn new(format: Format, chain: Chain) -> TurnReader {
@@ -77,11 +55,13 @@ impl TurnReader {
         }
     }
 
+    #[cfg_attr(not(feature = "archive"), allow(dead_code))]
     /// The format the reader reads.
     pub fn format(&self) -> Format {
         self.format
     }
 
+    #[cfg_attr(not(feature = "archive"), allow(dead_code))]
     /// The session id the records carry (the first one), sanitised by
     /// [`safe_id`].
     pub fn session_id(&self) -> Option<&str> {
@@ -91,6 +71,7 @@ impl TurnReader {
             .and_then(safe_id)
     }
 
+    #[cfg_attr(not(feature = "archive"), allow(dead_code))]
     /// The working directory the records carry (the first one); Gemini CLI
     /// records none.
     pub fn cwd(&self) -> Option<&str> {
@@ -223,5 +204,30 @@ impl TurnReader {
             None => self.corrupt += usize::from(terminated),
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod turn_reader_example {
+    #[test]
+    fn turn_reader() {
+        use crate::transcript::{Chain, Format, LinePos, TurnReader};
+
+        let rollout = [
+            r#"{"type":"session_meta","payload":{"id":"s1","cwd":"/w","source":"cli"}}"#,
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"add a file"}]}}"#,
+            r#"{"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"c1","input":"*** Begin Patch"}}"#,
+            r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}"#,
+        ];
+        let mut reader = TurnReader::new(Format::Codex, Chain::Main);
+        for (i, line) in rollout.iter().enumerate() {
+            let pos = LinePos { offset: 0, line: Some(i as u64 + 1) };
+            assert!(reader.line(line.as_bytes(), true, pos).is_none());
+        }
+        assert_eq!(reader.session_id(), Some("s1"));
+        let turns = reader.finish();
+        assert_eq!(turns.len(), 1);
+        assert!(turns[0].changed());
+        assert_eq!(turns[0].final_text(), Some("Done."));
     }
 }

@@ -49,7 +49,7 @@ use serde::Deserialize;
 /// # Example
 ///
 /// ```
-/// use stopgate::transcript::{Content, RecordParser, RecordType};
+/// use stopgate::internals::{Content, RecordParser, RecordType};
 ///
 /// let parser = RecordParser::new();
 /// let line = br#"{"type":"user","message":{"role":"user","content":"hi"}}"#;
@@ -237,6 +237,7 @@ impl<'a> Record<'a> {
         RecordType::from_name(self.type_name)
     }
 
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     /// The record's `type`, as written.
     pub fn type_name(&self) -> Option<&'a str> {
         self.type_name
@@ -277,6 +278,7 @@ impl<'a> Record<'a> {
         self.entrypoint
     }
 
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     /// The line's `uuid`.
     pub fn uuid(&self) -> Option<&'a str> {
         self.uuid
@@ -327,7 +329,6 @@ impl<'a> Record<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct Message<'a> {
     id: Option<&'a str>,
-    role: Option<&'a str>,
     content: Content<'a>,
 }
 
@@ -335,16 +336,6 @@ impl<'a> Message<'a> {
     /// `message.id`, shared by every line of one assistant response.
     pub fn id(&self) -> Option<&'a str> {
         self.id
-    }
-
-    /// `message.role`.
-    pub fn role(&self) -> Option<&'a str> {
-        self.role
-    }
-
-    /// `message.content`.
-    pub fn content(&self) -> &Content<'a> {
-        &self.content
     }
 }
 
@@ -378,17 +369,16 @@ impl<'a> Content<'a> {
 pub enum Block<'a> {
     /// A `text` block. A missing `text` field reads as empty.
     Text(&'a str),
-    /// A `thinking` block. A missing `thinking` field reads as empty.
-    Thinking(&'a str),
+    /// A `thinking` block.
+    Thinking,
     /// A `tool_use` block.
     ToolUse(ToolUse<'a>),
     /// A `tool_result` block.
     ToolResult(ToolResult<'a>),
     /// An `image` block.
     Image,
-    /// A block of another type, or with none; the type is given if it is a
-    /// string.
-    Unknown(Option<&'a str>),
+    /// A block of another type, or with none.
+    Unknown,
 }
 
 /// A `tool_use` block: the agent calls a tool.
@@ -420,18 +410,12 @@ impl<'a> ToolUse<'a> {
 #[derive(Clone, Debug)]
 pub struct ToolResult<'a> {
     tool_use_id: Option<&'a str>,
-    is_error: bool,
 }
 
 impl<'a> ToolResult<'a> {
     /// The `tool_use_id` this result answers.
     pub fn tool_use_id(&self) -> Option<&'a str> {
         self.tool_use_id
-    }
-
-    /// Whether `is_error` is `true`.
-    pub fn is_error(&self) -> bool {
-        self.is_error
     }
 }
 
@@ -599,17 +583,15 @@ keys!(AttachmentKey { Type = "type", BlockingError = "blockingError" });
 
 keys!(HookInfoKey { Command = "command" });
 
-keys!(MessageKey { Id = "id", Role = "role", Content = "content" });
+keys!(MessageKey { Id = "id", Content = "content" });
 
 keys!(BlockKey {
     Type = "type",
     Text = "text",
-    Thinking = "thinking",
     Id = "id",
     Name = "name",
     Input = "input",
     ToolUseId = "tool_use_id",
-    IsError = "is_error",
 });
 
 impl<'de> Deserialize<'de> for Record<'de> {
@@ -885,9 +867,6 @@ impl<'de> Deserialize<'de> for MaybeMessage<'de> {
                 while let Some(key) = map.next_key::<MessageKey>()? {
                     match key {
                         MessageKey::Id => m.id = map.next_value::<Str>()?.0,
-                        MessageKey::Role => {
-                            m.role = map.next_value::<Str>()?.0
-                        }
                         MessageKey::Content => {
                             m.content = map.next_value::<ContentField>()?.0
                         }
@@ -957,16 +936,13 @@ impl<'de> DeserializeSeed<'de> for BlockSeed {
                 self,
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
-                let (mut kind, mut text, mut thinking) = (None, None, None);
+                let (mut kind, mut text) = (None, None);
                 let (mut id, mut name, mut input) = (None, None, None);
-                let (mut tool_use_id, mut is_error) = (None, false);
+                let mut tool_use_id = None;
                 while let Some(key) = map.next_key::<BlockKey>()? {
                     match key {
                         BlockKey::Type => kind = map.next_value::<Str>()?.0,
                         BlockKey::Text => text = map.next_value::<Str>()?.0,
-                        BlockKey::Thinking => {
-                            thinking = map.next_value::<Str>()?.0
-                        }
                         BlockKey::Id => id = map.next_value::<Str>()?.0,
                         BlockKey::Name => name = map.next_value::<Str>()?.0,
                         BlockKey::Input => {
@@ -976,9 +952,6 @@ impl<'de> DeserializeSeed<'de> for BlockSeed {
                         BlockKey::ToolUseId => {
                             tool_use_id = map.next_value::<Str>()?.0
                         }
-                        BlockKey::IsError => {
-                            is_error = map.next_value::<Flag>()?.0
-                        }
                         BlockKey::Other => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -986,19 +959,17 @@ impl<'de> DeserializeSeed<'de> for BlockSeed {
                 }
                 Ok(Some(match kind {
                     Some("text") => Block::Text(text.unwrap_or("")),
-                    Some("thinking") => {
-                        Block::Thinking(thinking.unwrap_or(""))
-                    }
+                    Some("thinking") => Block::Thinking,
                     Some("tool_use") => Block::ToolUse(ToolUse {
                         id,
                         name,
                         input: input.unwrap_or(serde_json::Value::Null),
                     }),
                     Some("tool_result") => {
-                        Block::ToolResult(ToolResult { tool_use_id, is_error })
+                        Block::ToolResult(ToolResult { tool_use_id })
                     }
                     Some("image") => Block::Image,
-                    other => Block::Unknown(other),
+                    _ => Block::Unknown,
                 }))
             }
             lenient_rest!(None; bool, num, unit, str, seq);
@@ -1051,7 +1022,7 @@ mod tests {
         let blocks = r.content().blocks();
         assert_eq!(blocks.len(), 7);
         assert!(matches!(blocks[0], Block::Text("a\"b")));
-        assert!(matches!(blocks[1], Block::Thinking("t")));
+        assert!(matches!(blocks[1], Block::Thinking));
         match &blocks[2] {
             Block::ToolUse(u) => {
                 assert_eq!(u.name(), Some("Bash"));
@@ -1064,13 +1035,12 @@ mod tests {
         match &blocks[3] {
             Block::ToolResult(t) => {
                 assert_eq!(t.tool_use_id(), Some("u1"));
-                assert!(t.is_error());
             }
             b => panic!("{:?}", b),
         }
         assert!(matches!(blocks[4], Block::Image));
-        assert!(matches!(blocks[5], Block::Unknown(Some("future"))));
-        assert!(matches!(blocks[6], Block::Unknown(None)));
+        assert!(matches!(blocks[5], Block::Unknown));
+        assert!(matches!(blocks[6], Block::Unknown));
         assert_eq!(r.message().unwrap().id(), Some("m1"));
     }
 

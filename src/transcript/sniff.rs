@@ -100,7 +100,7 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
 /// # Example
 ///
 /// ```
-/// use stopgate::transcript::{top_level_type, Sniff};
+/// use stopgate::internals::{top_level_type, Sniff};
 ///
 /// let line = br#"{"data":{"type":"nested"},"type":"progress"}"#;
 /// assert_eq!(top_level_type(line), Sniff::Type(b"progress"));

@@ -419,18 +419,11 @@ impl ToolCall {
     }
 }
 
-/// Whether a record is a prompt a human typed, on the main chain.
-///
-/// It must be a main-chain `user` line that is not `isMeta`, not a compact
-/// summary, holds no `tool_result` block, does not start with a
-/// command-output wrapper, and is not the interrupt marker. A slash
-/// command's `<command-message>` line qualifies; the `isMeta` expansion
-/// after it does not.
-pub fn is_real_prompt(rec: &Record<'_>) -> bool {
-    !rec.is_sidechain() && is_prompt_shaped(rec)
-}
-
-/// [`is_real_prompt`] without the main-chain condition.
+/// Whether a record is shaped like a prompt a human typed: a `user` line
+/// that is not `isMeta`, not a compact summary, holds no `tool_result`
+/// block, does not start with a command-output wrapper, and is not the
+/// interrupt marker. A slash command's `<command-message>` line
+/// qualifies; the `isMeta` expansion after it does not.
 fn is_prompt_shaped(rec: &Record<'_>) -> bool {
     if rec.record_type() != RecordType::User
         || rec.is_meta()
@@ -575,34 +568,6 @@ pub struct LinePos {
 }
 
 /// The one accumulator of turns, fed records in file order.
-///
-/// # Example
-///
-/// ```
-/// use stopgate::transcript::{Chain, LinePos, RecordParser, TurnBuilder};
-///
-/// let lines = [
-///     r#"{"type":"user","message":{"content":"add a test"}}"#,
-///     r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Write","input":{}}]}}"#,
-///     r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Added."}]}}"#,
-///     r#"{"type":"user","message":{"content":"thanks"}}"#,
-/// ];
-/// let mut parser = RecordParser::new();
-/// let mut builder = TurnBuilder::new(Chain::Main);
-/// let mut turns = vec![];
-/// for (i, line) in lines.iter().enumerate() {
-///     parser.reset();
-///     let rec = parser.parse(line.as_bytes()).unwrap();
-///     let pos = LinePos { offset: 0, line: Some(i as u64 + 1) };
-///     turns.extend(builder.push(&rec, pos));
-/// }
-/// turns.extend(builder.finish());
-/// assert_eq!(turns.len(), 2);
-/// assert!(turns[0].changed());
-/// assert_eq!(turns[0].final_text(), Some("Added."));
-/// assert_eq!(turns[0].final_text_line(), Some(3));
-/// assert_eq!(turns[1].index(), 2);
-/// ```
 #[derive(Debug)]
 pub struct TurnBuilder {
     chain: Chain,
@@ -615,11 +580,6 @@ pub struct TurnBuilder {
 }
 
 impl TurnBuilder {
-    /// A builder that follows `chain`, numbering turns from 1.
-    pub fn new(chain: Chain) -> TurnBuilder {
-        TurnBuilder::numbered_from(chain, 1)
-    }
-
     /// A builder whose first turn gets number `first` (0 when the reader
     /// does not start at the file's start, so numbers are unknown).
     pub(super) fn numbered_from(chain: Chain, first: usize) -> TurnBuilder {
@@ -1001,7 +961,7 @@ impl Transcript {
     /// # Example
     ///
     /// ```
-    /// use stopgate::transcript::Chain;
+    /// use stopgate::Chain;
     /// use stopgate::Transcript;
     ///
     /// let jsonl = concat!(
@@ -1203,4 +1163,35 @@ fn line_start_after(bytes: &[u8], at: usize) -> usize {
         return at;
     }
     memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1)
+}
+
+#[cfg(test)]
+mod turn_builder_example {
+    #[test]
+    fn turn_builder() {
+        use crate::transcript::record::RecordParser;
+        use crate::transcript::turn::{Chain, LinePos, TurnBuilder};
+
+        let lines = [
+            r#"{"type":"user","message":{"content":"add a test"}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Write","input":{}}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Added."}]}}"#,
+            r#"{"type":"user","message":{"content":"thanks"}}"#,
+        ];
+        let mut parser = RecordParser::new();
+        let mut builder = TurnBuilder::numbered_from(Chain::Main, 1);
+        let mut turns = vec![];
+        for (i, line) in lines.iter().enumerate() {
+            parser.reset();
+            let rec = parser.parse(line.as_bytes()).unwrap();
+            let pos = LinePos { offset: 0, line: Some(i as u64 + 1) };
+            turns.extend(builder.push(&rec, pos));
+        }
+        turns.extend(builder.finish());
+        assert_eq!(turns.len(), 2);
+        assert!(turns[0].changed());
+        assert_eq!(turns[0].final_text(), Some("Added."));
+        assert_eq!(turns[0].final_text_line(), Some(3));
+        assert_eq!(turns[1].index(), 2);
+    }
 }

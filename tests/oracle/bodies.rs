@@ -6,17 +6,17 @@ use super::lines::{naive_lines, NaiveLine};
 
 /// Forward and reverse line iteration against the naive `split` oracle.
 pub fn reverse_lines(data: &[u8]) {
-    let as_naive = |l: stopgate::transcript::Line<'_>| NaiveLine {
+    let as_naive = |l: stopgate::internals::Line<'_>| NaiveLine {
         bytes: l.as_bytes().to_vec(),
         offset: l.offset(),
         terminated: l.is_terminated(),
     };
     let want = naive_lines(data);
     let fwd: Vec<_> =
-        stopgate::transcript::Lines::new(data).map(as_naive).collect();
+        stopgate::internals::Lines::new(data).map(as_naive).collect();
     assert_eq!(fwd, want);
     let mut rev: Vec<_> =
-        stopgate::transcript::RevLines::new(data).map(as_naive).collect();
+        stopgate::internals::RevLines::new(data).map(as_naive).collect();
     rev.reverse();
     assert_eq!(rev, want);
 }
@@ -24,7 +24,7 @@ pub fn reverse_lines(data: &[u8]) {
 /// Record parsing of arbitrary bytes: never a panic, and the same verdict
 /// and fields as serde_json.
 pub fn record_parse(data: &[u8]) {
-    let parser = stopgate::transcript::RecordParser::new();
+    let parser = stopgate::internals::RecordParser::new();
     let got = parser.parse(data);
     let want = super::queries::parse_line(data);
     assert_eq!(
@@ -77,14 +77,14 @@ pub fn queries(data: &[u8]) {
 /// answer, the parser agrees (for well-formed lines: the sniffers do not
 /// validate what they skip, see `sniff.rs`).
 pub fn sniff(data: &[u8]) {
-    use stopgate::transcript::{quick_type, top_level_type, Sniff};
+    use stopgate::internals::{quick_type, top_level_type, Sniff};
     let exact = top_level_type(data);
     let quick = quick_type(data);
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
         return;
     };
     let Some(object) = value.as_object() else { return };
-    let parser = stopgate::transcript::RecordParser::new();
+    let parser = stopgate::internals::RecordParser::new();
     let parsed =
         parser.parse(data).ok().map(|r| r.type_name().map(str::to_string));
     // The sniffers read the first of duplicate keys; the parser the last.
@@ -119,8 +119,8 @@ pub fn sniff(data: &[u8]) {
 /// the first NUL are the prompt, the rest the final text.
 pub fn gates(data: &[u8]) {
     use stopgate::config::Config;
-    use stopgate::gates::{Facts, Gates, SessionView};
-    use stopgate::transcript::{ToolCall, TurnKind};
+    use stopgate::{Facts, Gates, SessionView};
+    use stopgate::{ToolCall, TurnKind};
     static BUILT: std::sync::OnceLock<(Gates, Gates)> =
         std::sync::OnceLock::new();
     let (hook, bulk) = BUILT.get_or_init(|| {

@@ -1,0 +1,14 @@
+//! Unstable internals, for this crate's own oracle tests and fuzz targets.
+//!
+//! The fast paths (reverse line iteration, the record parser, the type
+//! sniffers) are checked against naive oracles from outside the crate, so
+//! they are reachable here when the `internals` feature is on. Nothing here
+//! is covered by semver; other crates should not enable the feature.
+
+pub use crate::keywords::{
+    AUDIT_MARKERS_EN, AUDIT_MARKERS_JA, AUDIT_MARKERS_KO,
+};
+pub use crate::transcript::{
+    quick_type, top_level_type, Content, Line, Lines, RecordParser,
+    RecordType, RevLines, Sniff,
+};
