@@ -40,7 +40,7 @@ pub const EDIT_TOOLS: &[&str] = &[
 /// Why a tool use counts as a file change.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub enum ChangeReason {
-    /// An editing tool, one of [`EDIT_TOOLS`].
+    /// An editing tool, such as `Write`, `Edit`, `apply_patch` or `replace`.
     EditTool,
     /// Output redirected to a file with `>`, `>>`, `&>` or similar.
     Redirect,
@@ -98,7 +98,8 @@ pub fn shell_command<'a>(
 /// Whether a tool use with this name and input changes files.
 ///
 /// `input` is the tool's JSON input; for a shell tool its command
-/// ([`shell_command`]) is judged by [`bash_changes_files`].
+/// (`command`, `cmd` or an argument vector) is judged by what it runs:
+/// a redirection, `rm`, `mv`, `sed -i`, `git commit`, and the like.
 ///
 /// # Example
 ///

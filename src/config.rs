@@ -5,8 +5,8 @@
 //! agree). A file only needs the keys it changes.
 //!
 //! Finding, reading and parsing the file live here, in one place, behind
-//! the `config` feature ([`Config::locate`], [`Config::from_file`],
-//! [`Config::from_toml`]); without it, a [`Config`] is built in code. A
+//! the `config` feature (`Config::locate`, `Config::from_file`,
+//! `Config::from_toml`); without it, a [`Config`] is built in code. A
 //! malformed file is an error with its path, line and column; the hook
 //! turns that error into "use the defaults" so that a typo never blocks an
 //! agent, and `stopgate config --check` shows it to the user.
@@ -41,6 +41,7 @@ pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// The whole configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Config {
     /// How a block is delivered.
     pub output: OutputMode,
@@ -72,6 +73,7 @@ pub struct Config {
 /// The hollow-audit gate's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
 pub struct HollowConfig {
     /// Whether the gate runs.
     pub enabled: bool,
@@ -87,6 +89,7 @@ pub struct HollowConfig {
 /// The decision-ownership gate's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
 pub struct OwnershipConfig {
     /// Whether the gate runs.
     pub enabled: bool,
@@ -101,6 +104,7 @@ pub struct OwnershipConfig {
 /// The challenge-reverify gate's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ReverifyConfig {
     /// Whether the gate runs.
     pub enabled: bool,
@@ -113,6 +117,7 @@ pub struct ReverifyConfig {
 /// Literal phrases added to the language presets, per category.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ExtraPatterns {
     /// Phrases that hand a decision back.
     pub deference: Vec<String>,
@@ -207,6 +212,7 @@ impl Gate {
 /// The audit gate's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
 pub struct AuditConfig {
     /// Whether the gate runs.
     pub enabled: bool,

@@ -13,15 +13,42 @@ hook asks, touching only the bytes each answer needs:
 
 Above the core, in the order data flows:
 
-* [`changes`], which tool uses change files (the one rule table);
-* [`gates`], pure judgments of a turn (audit, hollow audit, decision
-  ownership, challenge reverify);
-* [`config`], `stopgate.toml`;
-* [`hook`], the Claude Code hook's logic and its state directory;
-* [`archive`], the streaming, parallel archive scanner.
+* [`tool_changes_files`], which tool uses change files (the one rule
+  table);
+* [`Gates`], pure judgments of a turn's [`Facts`] (audit, hollow audit,
+  decision ownership, challenge reverify), giving a [`Verdict`];
+* [`Config`], what the gates look for (`stopgate.toml`);
+* `hook`, the hook's logic and its state directory;
+* `archive`, the streaming, parallel archive scanner.
 
 The core knows nothing of the layers above it, so a tool can link the
-transcript reader alone.
+transcript reader and the gates alone.
+
+# Crate features
+
+The scanner core and the gates are always built, on memchr, simd-json,
+aho-corasick, memmap2, bumpalo and serde alone. Everything else is behind
+a feature:
+
+* **`config`**: reading `stopgate.toml` (`Config::from_toml`,
+  `Config::from_file`, `Config::locate`). Adds `toml`.
+* **`hook`**: the `hook` module, the logic of `stopgate hook` for
+  authors of other hook binaries: `hook::post_tool_use`, `hook::stop`
+  and the state directory. Implies `config`; adds `libc` and
+  `tempfile`.
+* **`archive`**: the `archive` module, the archive scanner behind
+  `stopgate scan`: walking, streaming and parallel scanning. Adds
+  `rayon`, `walkdir` and `jiff`.
+* **`cli`** (default): the `stopgate` binary. Implies `hook` and
+  `archive`; adds `clap`, `indicatif`, `csv` and the rest of the command
+  line's needs.
+
+A hook author who only reads transcripts and runs the gates depends on
+`stopgate = { version = "0.1", default-features = false }`. The runnable
+examples of each feature are under `examples/` (`cargo run --example
+final_text`, `--example hook --features hook`, `--example archive
+--features archive`), and `examples/core-only` is a crate of its own that
+builds the core alone.
 
 # Example: the last thing the agent said
 
@@ -75,6 +102,7 @@ complete JSON object.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(rustdoc::broken_intra_doc_links)]
 #![warn(missing_debug_implementations)]
+#![cfg_attr(not(feature = "internals"), warn(unnameable_types))]
 
 #[cfg(feature = "archive")]
 pub mod archive;

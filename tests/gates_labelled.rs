@@ -205,7 +205,7 @@ fn verdict(gates: &Gates, case: &Case) -> bool {
     let jsonl: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let turn = Transcript::from_bytes(jsonl.into_bytes())
         .current_turn(stopgate::Chain::Main);
-    let facts = Facts { changed: true, ..Facts::of_turn(&turn) };
+    let facts = Facts::of_turn(&turn).with_changed(true);
     gates.evaluate(&facts, &SessionView::default()).block().is_some()
 }
 
@@ -224,7 +224,8 @@ fn lang(text: &str) -> &'static str {
 fn labelled_precision_and_recall() {
     let mut failures = vec![];
     for gate in [A, H, O, R] {
-        let config = Config { order: vec![gate], ..Config::default() };
+        let mut config = Config::default();
+        config.order = vec![gate];
         let gates = Gates::new(&config).unwrap();
         let cases: Vec<&Case> =
             CASES.iter().filter(|c| c.gate == gate).collect();
@@ -300,14 +301,10 @@ fn adversarial_texts_stay_linear() {
         .collect();
     for text in &texts {
         let started = std::time::Instant::now();
-        let facts = Facts {
-            kind: stopgate::TurnKind::Prompt,
-            final_text: text,
-            prompt: Some("That's wrong."),
-            tool_uses: &tools,
-            changed: true,
-            stop_hook_active: false,
-        };
+        let facts = Facts::new(text)
+            .with_prompt(Some("That's wrong."))
+            .with_tool_uses(&tools)
+            .with_changed(true);
         let _ = gates.evaluate(&facts, &SessionView::default());
         let _ = gates.findings(&facts);
         let took = started.elapsed();

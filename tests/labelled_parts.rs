@@ -26,7 +26,7 @@ use std::path::Path;
 use regex::Regex;
 use stopgate::config::{Config, Gate};
 use stopgate::Transcript;
-use stopgate::{Chain, ToolCall, TurnKind};
+use stopgate::{Chain, ToolCall};
 use stopgate::{Facts, Gates, SessionView};
 
 /// One labelled turn.
@@ -173,9 +173,9 @@ fn load_corpus_as(gate: &str, judged: Judged) -> Option<Vec<Case>> {
         out.push(Case {
             block: cols[0] == "block",
             near: false,
-            prompt: facts.prompt.unwrap_or("").to_string(),
+            prompt: facts.prompt().unwrap_or("").to_string(),
             tools: turn.tool_uses().to_vec(),
-            text: facts.final_text.to_string(),
+            text: facts.final_text().to_string(),
             at,
         });
     }
@@ -234,14 +234,10 @@ fn language(text: &str) -> &'static str {
 
 /// Run one gate alone, as the hook would on this turn with nothing nagged.
 fn gate_blocks(gates: &Gates, c: &Case) -> bool {
-    let facts = Facts {
-        kind: TurnKind::Prompt,
-        final_text: &c.text,
-        prompt: Some(&c.prompt),
-        tool_uses: &c.tools,
-        changed: c.tools.iter().any(|t| t.change().is_some()),
-        stop_hook_active: false,
-    };
+    let facts = Facts::new(&c.text)
+        .with_prompt(Some(&c.prompt))
+        .with_tool_uses(&c.tools)
+        .with_changed(c.tools.iter().any(|t| t.change().is_some()));
     gates.evaluate(&facts, &SessionView::default()).block().is_some()
 }
 
@@ -356,7 +352,8 @@ fn run_gate(
     test: &[&str],
     corpus: bool,
 ) -> GateFigures {
-    let config = Config { order: vec![gate], ..Config::default() };
+    let mut config = Config::default();
+    config.order = vec![gate];
     let gates = Gates::new(&config).unwrap();
     let seeds = Seeds::new();
     let name = gate.as_str();
@@ -421,7 +418,8 @@ const AUDIT_SEEN: &[&str] = &[
 #[test]
 fn audit_gate_on_its_parts() {
     let f = run_gate(Gate::Audit, AUDIT_SEEN, &["audit-test7.tsv"], false);
-    let config = Config { order: vec![Gate::Audit], ..Config::default() };
+    let mut config = Config::default();
+    config.order = vec![Gate::Audit];
     let gates = Gates::new(&config).unwrap();
     // Each earlier held-out part, scored alone today (their first-run
     // figures are in the closing note).

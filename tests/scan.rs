@@ -117,8 +117,8 @@ fn every_chunk_size_gives_the_same_report() {
             &[1, 7, 4096, 1 << 20]
         };
         for &chunk in small {
-            let opts =
-                ScanOptions { chunk_size: chunk, ..ScanOptions::default() };
+            let mut opts = ScanOptions::default();
+            opts.chunk_size = chunk;
             let got = scan_reader(&path, &bytes[..], None, &gates, &opts);
             assert_eq!(got, base, "{} at chunk {chunk}", path.display());
         }

@@ -185,10 +185,8 @@ fn gate_of(f: Finding) -> &'static str {
 fn hook_check_and_scan_agree() {
     let config = Config::default();
     let gates = Gates::new(&config).unwrap();
-    let options = ScanOptions {
-        skip_entrypoints: config.skip_entrypoints.clone(),
-        ..ScanOptions::default()
-    };
+    let mut options = ScanOptions::default();
+    options.skip_entrypoints = config.skip_entrypoints.clone();
     let mut turns_compared = 0;
     let mut last_turns_compared = 0;
     for path in files() {

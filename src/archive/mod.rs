@@ -6,7 +6,7 @@
 //! blocked. It must work where usage scanners fall over (500 MB sessions,
 //! multi-GB archives), so:
 //!
-//! * files are streamed in chunks ([`for_each_line`]), never mapped and
+//! * files are streamed in chunks (`for_each_line`), never mapped and
 //!   never read whole, and lines over a cap ([`DEFAULT_MAX_LINE`]) are
 //!   skipped as they stream: memory is bounded by the cap and the thread
 //!   count;
@@ -27,12 +27,10 @@ use rayon::prelude::*;
 use crate::error::Error;
 use crate::gates::Gates;
 
-pub use self::reader::{
-    for_each_line, ChunkLine, DEFAULT_CHUNK, DEFAULT_MAX_LINE,
-};
+pub use self::reader::{DEFAULT_CHUNK, DEFAULT_MAX_LINE};
 pub use self::scan::{
-    report_turn, scan_file, scan_reader, session_of, Evidence, FileReport,
-    Finding, ScanOptions, TurnReport,
+    report_turn, scan_file, scan_reader, Evidence, FileReport, Finding,
+    ScanOptions, TurnReport,
 };
 pub use self::walk::{default_root, walk, Candidate, Walked};
 

@@ -29,7 +29,7 @@ pub const DEFAULT_MAX_LINE: usize = 64 << 20;
 
 /// One line handed out by [`for_each_line`].
 #[derive(Clone, Copy, Debug)]
-pub struct ChunkLine<'a> {
+pub(crate) struct ChunkLine<'a> {
     /// The line, without `\n` or `\r\n`; empty when the line was too
     /// long to keep.
     pub bytes: &'a [u8],
@@ -57,7 +57,7 @@ fn strip_cr(b: &[u8]) -> &[u8] {
 /// and [`ChunkLine::too_long`] set. Returns the number of bytes read. The
 /// biggest buffer it holds is about `max_line` plus `chunk` (twice that
 /// while it grows).
-pub fn for_each_line<R: Read>(
+pub(crate) fn for_each_line<R: Read>(
     mut reader: R,
     chunk: usize,
     max_line: usize,

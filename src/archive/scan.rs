@@ -42,6 +42,7 @@ pub enum Finding {
 
 /// One finding and its evidence.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Evidence {
     /// The finding.
     pub finding: Finding,
@@ -90,6 +91,7 @@ impl Finding {
 
 /// One turn of one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TurnReport {
     /// The turn's number in its file: 1 for the first prompt, 0 for what
     /// comes before any prompt.
@@ -128,6 +130,7 @@ impl TurnReport {
 
 /// The result of scanning one file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FileReport {
     /// The file.
     pub path: PathBuf,
@@ -161,6 +164,7 @@ pub struct FileReport {
 
 /// Options for scanning.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ScanOptions {
     /// Read this many bytes at a time.
     pub chunk_size: usize,
@@ -191,7 +195,7 @@ impl Default for ScanOptions {
 }
 
 /// The session a file belongs to, and whether it is a subagent's.
-pub fn session_of(path: &Path) -> (String, bool) {
+pub(crate) fn session_of(path: &Path) -> (String, bool) {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

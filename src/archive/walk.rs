@@ -7,6 +7,7 @@ use crate::error::Error;
 
 /// A file to scan, with its size.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Candidate {
     /// The file.
     pub path: PathBuf,
@@ -16,6 +17,7 @@ pub struct Candidate {
 
 /// What walking the paths found.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct Walked {
     /// The files, sorted by path.
     pub files: Vec<Candidate>,

@@ -88,11 +88,9 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     turn.resolve_subagents(&args.file);
     let unattended =
         transcript.entrypoint().filter(|e| config.skips_entrypoint(e));
-    let facts = Facts {
-        changed: args.prompt_changed
-            || (config.transcript_changes && turn.changed()),
-        ..Facts::of_turn(&turn)
-    };
+    let facts = Facts::of_turn(&turn).with_changed(
+        args.prompt_changed || (config.transcript_changes && turn.changed()),
+    );
     let verdict = match &unattended {
         Some(_) => Verdict::Allow,
         None => gates.evaluate(&facts, &SessionView::default()),

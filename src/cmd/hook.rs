@@ -131,7 +131,7 @@ fn handle(args: &Args, started: Instant) -> Option<Delivery> {
         Format::Claude => std::env::var("CLAUDE_CODE_ENTRYPOINT").ok(),
         _ => None,
     };
-    let env = HookEnv { agent, entrypoint };
+    let env = HookEnv::new(agent, entrypoint);
     let outcome = hook::stop(&input, event, &config, &gates, &state, &env);
     for n in &outcome.notes {
         log(n);

@@ -183,13 +183,12 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         None => cores,
     };
     let bar = progress_bar(args, walked.files.len() as u64, total_bytes);
-    let options = ScanOptions {
-        chunk_size: args.chunk_size,
-        since,
-        until,
-        skip_entrypoints: config.skip_entrypoints.clone(),
-        max_line: args.max_line_bytes,
-    };
+    let mut options = ScanOptions::default();
+    options.chunk_size = args.chunk_size;
+    options.since = since;
+    options.until = until;
+    options.skip_entrypoints = config.skip_entrypoints.clone();
+    options.max_line = args.max_line_bytes;
     let started = Instant::now();
     let files_done = AtomicU64::new(0);
     let reports = archive::scan_files(

@@ -22,6 +22,7 @@ const MIN_REASON_CHARS: usize = 2;
 
 /// What a final text says about auditing.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AuditStatus {
     /// No marker and no escape hatch.
     Absent,
@@ -35,7 +36,7 @@ pub enum AuditStatus {
 
 /// Finds audit markers and escape hatches in a text.
 #[derive(Clone, Debug)]
-pub struct AuditMatcher {
+pub(crate) struct AuditMatcher {
     markers: LazyKeywords,
     hatches: LazyKeywords,
     /// The plain-language grammar: it also tells negated markers.
@@ -45,15 +46,8 @@ pub struct AuditMatcher {
 }
 
 impl AuditMatcher {
-    /// Build the matcher from the configured languages and keywords.
-    ///
-    /// # Errors
-    ///
-    /// When a configured keyword is empty.
-    pub fn new(config: &Config) -> Result<AuditMatcher, Error> {
-        AuditMatcher::build(config, false)
-    }
-
+    /// Build the matcher from the configured languages and keywords, with
+    /// DFAs when it will judge many texts.
     pub(crate) fn build(
         config: &Config,
         dfa: bool,
@@ -141,7 +135,7 @@ mod audit_status_example {
         use crate::config::Config;
         use crate::gates::{AuditMatcher, AuditStatus};
 
-        let m = AuditMatcher::new(&Config::default()).unwrap();
+        let m = AuditMatcher::build(&Config::default(), false).unwrap();
         assert_eq!(m.status("Done."), AuditStatus::Absent);
         assert!(matches!(
             m.status("監査: 境界を潰した"),

@@ -7,8 +7,8 @@
 //! archive scanner runs them over every turn of every session. There is
 //! one implementation of each gate, in its own file:
 //!
-//! * [`audit`](AuditMatcher): files changed and the final text holds no
-//!   audit marker;
+//! * `audit`: files changed and the final text holds no audit, by marker
+//!   or in plain language ([`AuditStatus`]);
 //! * `hollow`: a marker, but a stock phrase or an unbacked claim;
 //! * `ownership`: the agent gathered data, then handed the decision back;
 //! * `reverify`: the agent caved to a challenge without new evidence.
@@ -19,10 +19,10 @@
 
 mod audit;
 mod hollow;
-pub mod lang;
+mod lang;
 mod ownership;
-pub mod patterns;
-pub mod plain;
+mod patterns;
+mod plain;
 mod reverify;
 mod sentence;
 
@@ -33,31 +33,51 @@ use crate::transcript::{ToolCall, Turn, TurnKind};
 use self::patterns::{Cancel, LazyKeywords, Pat, PatternSet};
 use self::reverify::ReverifyPatterns;
 
-pub use self::audit::{AuditMatcher, AuditStatus};
+use self::audit::AuditMatcher;
+pub use self::audit::AuditStatus;
 pub use self::plain::PlainAudit;
 
 /// What the gates judge: one turn, as the hook or a scan sees it.
 ///
-/// [`Facts::of_turn`] is the one way to build it from a [`Turn`]; the hook
-/// then replaces what it knows better (the client's final message, the
-/// session's pending changes) with struct update syntax.
+/// [`Facts::of_turn`] builds it from a [`Turn`], and [`Facts::new`] from a
+/// final text alone; the `with_*` methods then replace what the caller
+/// knows better, such as the client's final message or the session's
+/// pending changes.
+///
+/// # Example
+///
+/// ```
+/// use stopgate::{Config, Facts, Gates, Rule, SessionView};
+///
+/// let gates = Gates::new(&Config::default()).unwrap();
+/// let facts = Facts::new("Done.").with_changed(true);
+/// let verdict = gates.evaluate(&facts, &SessionView::default());
+/// assert_eq!(verdict.block().map(|b| b.rule()), Some(Rule::NoMarker));
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Facts<'a> {
-    /// What started the turn.
-    pub kind: TurnKind,
-    /// The final assistant text of the turn; empty when unknown.
-    pub final_text: &'a str,
-    /// The turn's prompt, when known.
-    pub prompt: Option<&'a str>,
-    /// The main chain's tool uses this turn, in order.
-    pub tool_uses: &'a [ToolCall],
-    /// Whether files changed this turn.
-    pub changed: bool,
-    /// Whether Claude Code is already continuing because of a Stop hook.
-    pub stop_hook_active: bool,
+    pub(crate) kind: TurnKind,
+    pub(crate) final_text: &'a str,
+    pub(crate) prompt: Option<&'a str>,
+    pub(crate) tool_uses: &'a [ToolCall],
+    pub(crate) changed: bool,
+    pub(crate) stop_hook_active: bool,
 }
 
 impl<'a> Facts<'a> {
+    /// The facts of a turn known only by its final text: started by a
+    /// prompt whose text is unknown, no tool uses, no change.
+    pub fn new(final_text: &'a str) -> Facts<'a> {
+        Facts {
+            kind: TurnKind::Prompt,
+            final_text,
+            prompt: None,
+            tool_uses: &[],
+            changed: false,
+            stop_hook_active: false,
+        }
+    }
+
     /// The facts of a turn as its transcript records them: its final text,
     /// prompt, tool uses, and whether it (or a subagent it launched)
     /// changed files.
@@ -71,10 +91,72 @@ impl<'a> Facts<'a> {
             stop_hook_active: false,
         }
     }
+
+    /// These facts, started by `kind`.
+    pub fn with_kind(self, kind: TurnKind) -> Facts<'a> {
+        Facts { kind, ..self }
+    }
+
+    /// These facts, with this final assistant text (empty when unknown).
+    pub fn with_final_text(self, final_text: &'a str) -> Facts<'a> {
+        Facts { final_text, ..self }
+    }
+
+    /// These facts, with the turn's prompt.
+    pub fn with_prompt(self, prompt: Option<&'a str>) -> Facts<'a> {
+        Facts { prompt, ..self }
+    }
+
+    /// These facts, with the main chain's tool uses this turn, in order.
+    pub fn with_tool_uses(self, tool_uses: &'a [ToolCall]) -> Facts<'a> {
+        Facts { tool_uses, ..self }
+    }
+
+    /// These facts, with whether files changed this turn.
+    pub fn with_changed(self, changed: bool) -> Facts<'a> {
+        Facts { changed, ..self }
+    }
+
+    /// These facts, with whether the client is already continuing because
+    /// a Stop hook blocked this turn (`stop_hook_active`).
+    pub fn with_stop_hook_active(self, active: bool) -> Facts<'a> {
+        Facts { stop_hook_active: active, ..self }
+    }
+
+    /// What started the turn.
+    pub fn kind(&self) -> TurnKind {
+        self.kind
+    }
+
+    /// The final assistant text; empty when unknown.
+    pub fn final_text(&self) -> &'a str {
+        self.final_text
+    }
+
+    /// The turn's prompt, when known.
+    pub fn prompt(&self) -> Option<&'a str> {
+        self.prompt
+    }
+
+    /// The main chain's tool uses this turn, in order.
+    pub fn tool_uses(&self) -> &'a [ToolCall] {
+        self.tool_uses
+    }
+
+    /// Whether files changed this turn.
+    pub fn changed(&self) -> bool {
+        self.changed
+    }
+
+    /// Whether the client is already continuing because of a Stop hook.
+    pub fn stop_hook_active(&self) -> bool {
+        self.stop_hook_active
+    }
 }
 
 /// What the session remembers, as the gates need it.
 #[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
 pub struct SessionView<'a> {
     /// How many times this session was already prompted to audit.
     pub prompted: u32,
@@ -82,7 +164,13 @@ pub struct SessionView<'a> {
     pub nags: &'a [Nag],
 }
 
-impl SessionView<'_> {
+impl<'a> SessionView<'a> {
+    /// A session prompted to audit `prompted` times, which the ownership
+    /// and reverify gates already nagged with `nags`.
+    pub fn new(prompted: u32, nags: &'a [Nag]) -> SessionView<'a> {
+        SessionView { prompted, nags }
+    }
+
     /// How many nags `gate` already sent this session.
     fn nag_count(&self, gate: Gate) -> u32 {
         let n = self.nags.iter().filter(|n| n.gate == gate).count();
@@ -99,11 +187,19 @@ impl SessionView<'_> {
 /// A block the ownership or reverify gate sent: the gate, and the hash of
 /// the final text it blocked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Nag {
     /// The gate that blocked.
     pub gate: Gate,
     /// The [`text_hash`] of the final text it blocked.
     pub hash: u64,
+}
+
+impl Nag {
+    /// A nag by `gate` on the final text whose [`text_hash`] is `hash`.
+    pub fn new(gate: Gate, hash: u64) -> Nag {
+        Nag { gate, hash }
+    }
 }
 
 /// A stable 64-bit hash of a final text (FNV-1a), for nag-once state.
@@ -327,11 +423,6 @@ impl Gates {
                 reverify: config.reverify.message.clone(),
             },
         })
-    }
-
-    /// The audit-marker matcher.
-    pub fn audit_matcher(&self) -> &AuditMatcher {
-        &self.audit
     }
 
     /// Whether the audit gates may still prompt this session.

@@ -49,11 +49,30 @@ const COMMANDS: &[&str] = &[
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlainAudit {
     /// The lead, as written in the table ("edge cases", "確認しました").
-    pub lead: String,
+    pub(crate) lead: String,
     /// The referent that makes it specific, as found in the text.
-    pub referent: String,
+    pub(crate) referent: String,
     /// The lead's byte range in the text.
-    pub span: std::ops::Range<usize>,
+    pub(crate) span: std::ops::Range<usize>,
+}
+
+impl PlainAudit {
+    /// The lead that names what was checked, as written in the pattern
+    /// table ("edge cases", "確認しました", "위험").
+    pub fn lead(&self) -> &str {
+        &self.lead
+    }
+
+    /// The specific referent after the lead, as found in the text: an
+    /// identifier, a path, a number, a command or a named failure mode.
+    pub fn referent(&self) -> &str {
+        &self.referent
+    }
+
+    /// The lead's byte range in the judged text.
+    pub fn span(&self) -> std::ops::Range<usize> {
+        self.span.clone()
+    }
 }
 
 /// How a lead is written.

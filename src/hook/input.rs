@@ -8,12 +8,13 @@ use crate::transcript::Format;
 
 /// The most stdin the hook reads. Anything bigger is not a hook input the
 /// client would send, and the hook allows without parsing it.
-pub const MAX_INPUT: u64 = 16 << 20;
+pub(crate) const MAX_INPUT: u64 = 16 << 20;
 
 /// The fields of a hook input that stopgate uses. Unknown fields are
 /// ignored; every field is optional.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct HookInput {
     /// The session's id, used to name state files once sanitised.
     pub session_id: Option<String>,
@@ -60,7 +61,7 @@ pub enum Event {
 }
 
 impl HookInput {
-    /// Read and parse stdin, bounded at [`MAX_INPUT`]. `None` for input
+    /// Read and parse stdin, bounded at 16 MiB. `None` for input
     /// that is too big, unreadable or not a JSON object.
     pub fn read(reader: impl Read) -> Option<HookInput> {
         let mut buf = Vec::new();

@@ -66,10 +66,8 @@ use crate::config::{Config, Gate};
 use crate::gates::{text_hash, Facts, Gates, Nag, Rule, SessionView, Verdict};
 use crate::transcript::{Chain, Format, Transcript};
 
-pub use self::input::{Event, HookInput, MAX_INPUT};
-pub use self::state::{
-    default_dir, SessionLock, StateDir, CLEANUP_INTERVAL, MAX_AGE, MAX_SEEN,
-};
+pub use self::input::{Event, HookInput};
+pub use self::state::{default_dir, StateDir};
 pub use crate::transcript::safe_id;
 
 /// What the hook decided.
@@ -90,6 +88,7 @@ pub enum Decision {
 
 /// A decision, with notes for the debug log on how it was reached.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Outcome {
     /// The decision.
     pub decision: Decision,
@@ -106,12 +105,21 @@ impl Outcome {
 /// What the hook knows besides its input: the agent that runs it, and
 /// what it reads from its environment.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct HookEnv {
     /// The agent whose hook this is (`stopgate hook --agent`, else
     /// [`HookInput::agent`]).
     pub agent: Format,
     /// `CLAUDE_CODE_ENTRYPOINT`, when set and the agent is Claude Code.
     pub entrypoint: Option<String>,
+}
+
+impl HookEnv {
+    /// What the hook knows of `agent`, with the entrypoint its environment
+    /// names, if any (`CLAUDE_CODE_ENTRYPOINT`, for Claude Code only).
+    pub fn new(agent: Format, entrypoint: Option<String>) -> HookEnv {
+        HookEnv { agent, entrypoint }
+    }
 }
 
 /// PostToolUse: raise the change flag if the tool changed files.

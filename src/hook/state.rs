@@ -46,18 +46,19 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, SystemTime};
 
 use crate::config::Gate;
+use crate::error::Error;
 use crate::gates::Nag;
 
 /// Entries older than this are removed by [`StateDir::cleanup`].
-pub const MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
+pub(crate) const MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// How many audited change keys a session remembers. A turn's changes are
 /// compared with them, so this bounds a turn's changes that can be told
 /// apart from new ones; far more than any real turn makes.
-pub const MAX_SEEN: usize = 4096;
+pub(crate) const MAX_SEEN: usize = 4096;
 
 /// [`StateDir::cleanup`] sweeps the directory at most once per interval.
-pub const CLEANUP_INTERVAL: Duration = Duration::from_secs(3600);
+pub(crate) const CLEANUP_INTERVAL: Duration = Duration::from_secs(3600);
 
 /// The most bytes read from one state file. The largest, the seen list,
 /// holds at most [`MAX_SEEN`] keys of at most 140 bytes.
@@ -100,33 +101,35 @@ impl StateDir {
     ///
     /// # Errors
     ///
-    /// When it cannot be created, or it is a symlink, not a directory,
+    /// An I/O error naming the directory when it cannot be created, or it
+    /// is a symlink, not a directory,
     /// owned by another user, or open to others (mode bits 0o077): such a
     /// directory is refused, not repaired.
-    pub fn open(root: &Path) -> io::Result<StateDir> {
+    pub fn open(root: &Path) -> Result<StateDir, Error> {
+        StateDir::open_io(root).map_err(|e| Error::io(root, e))
+    }
+
+    fn open_io(root: &Path) -> io::Result<StateDir> {
         fs::DirBuilder::new().recursive(true).mode(0o700).create(root)?;
         let meta = fs::symlink_metadata(root)?;
         if meta.file_type().is_symlink() {
-            return Err(refused(root, "is a symlink"));
+            return Err(refused("is a symlink"));
         }
         if !meta.is_dir() {
-            return Err(refused(root, "is not a directory"));
+            return Err(refused("is not a directory"));
         }
         // SAFETY: geteuid has no preconditions and cannot fail.
         let me = unsafe { libc::geteuid() };
         if meta.uid() != me {
-            return Err(refused(root, "is owned by another user"));
+            return Err(refused("is owned by another user"));
         }
         if meta.mode() & 0o077 != 0 {
-            return Err(refused(
-                root,
-                &format!(
-                    "has mode {:o}, open to other users (it must be 0700; \
+            return Err(refused(&format!(
+                "has mode {:o}, open to other users (it must be 0700; \
                      stopgate does not repair it, since files may already \
                      have been planted: check it, then chmod 700 it)",
-                    meta.mode() & 0o777
-                ),
-            ));
+                meta.mode() & 0o777
+            )));
         }
         Ok(StateDir { root: root.to_path_buf() })
     }
@@ -142,7 +145,7 @@ impl StateDir {
 
     /// Raise the change flag of session `key`, recording the change's
     /// `tool_use_id` when the client sent one.
-    pub fn raise_flag(
+    pub(crate) fn raise_flag(
         &self,
         key: &str,
         tool_use_id: Option<&str>,
@@ -160,18 +163,20 @@ impl StateDir {
     }
 
     /// Whether session `key` has its change flag raised.
-    pub fn flag_present(&self, key: &str) -> bool {
+    #[cfg(test)]
+    fn flag_present(&self, key: &str) -> bool {
         fs::symlink_metadata(self.file(key, "flag")).is_ok_and(|m| m.is_file())
     }
 
     /// Delete the change flag; whether it was there.
-    pub fn take_flag(&self, key: &str) -> bool {
+    #[cfg(test)]
+    fn take_flag(&self, key: &str) -> bool {
         fs::remove_file(self.file(key, "flag")).is_ok()
     }
 
     /// Lock session `key` for reading and updating its state, waiting for
     /// another holder to let go.
-    pub fn lock(&self, key: &str) -> io::Result<SessionLock> {
+    pub(crate) fn lock(&self, key: &str) -> io::Result<SessionLock> {
         self.lock_with(key, true)?.ok_or_else(|| {
             io::Error::new(io::ErrorKind::WouldBlock, "lock is held")
         })
@@ -231,7 +236,7 @@ impl StateDir {
     /// at most once per [`CLEANUP_INTERVAL`]. A session's files are removed
     /// only under its lock, taken without waiting: a session in use is left
     /// for a later sweep. Errors are ignored: cleanup is best effort.
-    pub fn cleanup(&self) {
+    pub(crate) fn cleanup(&self) {
         let now = SystemTime::now();
         let stamp = self.root.join(CLEANUP_STAMP);
         let due = fs::symlink_metadata(&stamp)
@@ -356,16 +361,16 @@ fn create_unique(path: &Path) -> io::Result<(File, PathBuf)> {
     }
 }
 
-fn refused(root: &Path, why: &str) -> io::Error {
+fn refused(why: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::PermissionDenied,
-        format!("state directory {} {why}", root.display()),
+        format!("refused as the state directory: it {why}"),
     )
 }
 
 /// Exclusive access to one session's state. Dropping it unlocks.
 #[derive(Debug)]
-pub struct SessionLock {
+pub(crate) struct SessionLock {
     dir: StateDir,
     key: String,
     _file: File,
@@ -390,12 +395,12 @@ impl SessionLock {
     }
 
     /// How many times this session was prompted to audit.
-    pub fn prompted(&self) -> u32 {
+    pub(crate) fn prompted(&self) -> u32 {
         self.read("count").and_then(|s| s.trim().parse().ok()).unwrap_or(0)
     }
 
     /// Record one more prompt; returns the new count.
-    pub fn increment_prompted(&self) -> io::Result<u32> {
+    pub(crate) fn increment_prompted(&self) -> io::Result<u32> {
         let n = self.prompted().saturating_add(1);
         self.write("count", &n.to_string())?;
         Ok(n)
@@ -403,7 +408,7 @@ impl SessionLock {
 
     /// The pending changes: `None` when the flag is down, else the
     /// `tool_use_id`s PostToolUse recorded (possibly none).
-    pub fn pending(&self) -> Option<Vec<String>> {
+    pub(crate) fn pending(&self) -> Option<Vec<String>> {
         let text = self.read("flag")?;
         Some(
             text.lines()
@@ -419,7 +424,7 @@ impl SessionLock {
     /// The flag is renamed away before it is read, so a change appended
     /// by a concurrent PostToolUse after that lands in a new flag and
     /// stays pending.
-    pub fn consume<'k>(
+    pub(crate) fn consume<'k>(
         &self,
         more: impl IntoIterator<Item = &'k str>,
     ) -> io::Result<()> {
@@ -454,7 +459,7 @@ impl SessionLock {
 
     /// The keys of the changes already audited (or passed at the cap), the
     /// most recent [`MAX_SEEN`].
-    pub fn seen(&self) -> Vec<String> {
+    pub(crate) fn seen(&self) -> Vec<String> {
         self.read("seen")
             .unwrap_or_default()
             .lines()
@@ -465,7 +470,7 @@ impl SessionLock {
     }
 
     /// The nags already sent by the ownership and reverify gates.
-    pub fn nags(&self) -> Vec<Nag> {
+    pub(crate) fn nags(&self) -> Vec<Nag> {
         let text = self.read("nag").unwrap_or_default();
         text.lines()
             .filter_map(|l| {
@@ -482,7 +487,7 @@ impl SessionLock {
     }
 
     /// Record a nag: the gate, and its final text's hash.
-    pub fn record_nag(&self, nag: Nag) -> io::Result<()> {
+    pub(crate) fn record_nag(&self, nag: Nag) -> io::Result<()> {
         let mut s = self.read("nag").unwrap_or_default();
         s.push_str(&format!("{:016x} {}\n", nag.hash, nag.gate.as_str()));
         self.write("nag", &s)

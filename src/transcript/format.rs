@@ -87,7 +87,7 @@ impl Format {
     }
 
     /// The format one line proves, if any; [`Format::of`] is the first
-    /// answer among the first [`PROBE_LINES`] non-empty lines, for a reader
+    /// answer among the first 64 non-empty lines, for a reader
     /// that gets lines one at a time (`stopgate scan`).
     pub fn of_line(line: &[u8]) -> Option<Format> {
         Format::of_line_with(line, &mut ValueParser::default())

@@ -256,9 +256,9 @@ impl Transcript {
 
     /// The session's `entrypoint`, such as `cli` or `sdk-cli`.
     ///
-    /// It is read from the first [`ENTRYPOINT_LINES`] lines that are not
-    /// bookkeeping, within the first [`ENTRYPOINT_HEAD_BYTES`] bytes; lines
-    /// longer than [`ENTRYPOINT_MAX_LINE`] are not parsed but only searched
+    /// It is read from the first 15 lines that are not
+    /// bookkeeping, within the first MiB; lines
+    /// longer than 64 KiB are not parsed but only searched
     /// near their start for the field. Any line in that
     /// range that carries the field answers, `progress` lines included.
     /// Older transcripts have no entrypoint at all, and a
@@ -306,7 +306,7 @@ impl Transcript {
 
     /// The `entrypoint` of the transcript at `path`, reading only its head.
     ///
-    /// It reads 64 KiB, and up to [`ENTRYPOINT_HEAD_BYTES`] only if the
+    /// It reads 64 KiB, and up to 1 MiB only if the
     /// first window ends before the scan does. The answer is the one
     /// [`Transcript::entrypoint`] gives on the whole file.
     ///

@@ -131,7 +131,7 @@ pub enum RecordType {
     User,
     /// An assistant line: usually one content block of a response.
     Assistant,
-    /// A system line; see [`Record::subtype`].
+    /// A system line; see `Record::subtype`.
     System,
     /// Progress of a hook, a tool or a subagent.
     Progress,

@@ -175,8 +175,7 @@ impl Transcript {
     /// Read only the first `len` bytes of the transcript at `path`.
     ///
     /// Enough for [`Transcript::entrypoint`], which looks only at the head:
-    /// pass [`ENTRYPOINT_HEAD_BYTES`](crate::transcript::ENTRYPOINT_HEAD_BYTES)
-    /// or less. A last line cut by the window is known to be cut.
+    /// pass 1 MiB or less. A last line cut by the window is known to be cut.
     ///
     /// # Errors
     ///

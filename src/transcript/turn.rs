@@ -926,7 +926,7 @@ impl Transcript {
     /// Tail windows of 64 KiB, 128 KiB, … are read until one holds the
     /// turn's prompt (or the whole file), so the cost is that of the turn,
     /// not of the file, and a concurrent truncation cannot raise `SIGBUS`.
-    /// A turn longer than [`TURN_MAX_BYTES`] is cut there: its prompt is
+    /// A turn longer than 64 MiB is cut there: its prompt is
     /// then `None` and its tool uses are the last ones, which bounds the
     /// time and memory a hook can spend on one pathological turn, whatever
     /// the bytes are (a last line of 600 MB with no newline included).
@@ -955,7 +955,7 @@ impl Transcript {
     ///
     /// It walks back from the end to that line, parsing only lines that
     /// could start a turn, then feeds the turn's lines forward to a
-    /// [`TurnBuilder`]; so it costs what the turn costs, not what the file
+    /// turn builder; so it costs what the turn costs, not what the file
     /// does.
     ///
     /// # Example

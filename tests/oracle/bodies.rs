@@ -119,8 +119,8 @@ pub fn sniff(data: &[u8]) {
 /// the first NUL are the prompt, the rest the final text.
 pub fn gates(data: &[u8]) {
     use stopgate::config::Config;
+    use stopgate::ToolCall;
     use stopgate::{Facts, Gates, SessionView};
-    use stopgate::{ToolCall, TurnKind};
     static BUILT: std::sync::OnceLock<(Gates, Gates)> =
         std::sync::OnceLock::new();
     let (hook, bulk) = BUILT.get_or_init(|| {
@@ -154,14 +154,10 @@ pub fn gates(data: &[u8]) {
         ),
     ];
     for uses in [&tools[..0], &tools[..1], &tools[..]] {
-        let facts = Facts {
-            kind: TurnKind::Prompt,
-            final_text,
-            prompt: Some(prompt),
-            tool_uses: uses,
-            changed: !uses.is_empty(),
-            stop_hook_active: false,
-        };
+        let facts = Facts::new(final_text)
+            .with_prompt(Some(prompt))
+            .with_tool_uses(uses)
+            .with_changed(!uses.is_empty());
         assert_eq!(hook.findings(&facts), bulk.findings(&facts), "{text:?}");
         let _ = hook.evaluate(&facts, &SessionView::default());
         let _ = hook.matched(&facts);
