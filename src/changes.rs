@@ -393,31 +393,226 @@ struct Lexed {
 /// here-documents. It is not a shell parser; it only needs to find
 /// command words and redirection targets.
 fn lex(src: &str) -> Lexed {
-    let chars: Vec<char> = src.chars().collect();
-    let mut out = Lexed::default();
-    let mut words: Vec<String> = vec![];
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut heredocs: Vec<(String, bool)> = vec![];
-    let mut i = 0;
+    Lexer::new(src).run()
+}
 
-    fn end_word(
-        words: &mut Vec<String>,
-        word: &mut String,
-        in_word: &mut bool,
-    ) {
-        if *in_word {
-            words.push(std::mem::take(word));
-            *in_word = false;
+/// A here-document whose body is still to be skipped.
+#[derive(Debug)]
+struct Heredoc {
+    delimiter: String,
+    /// `<<-`: leading tabs are stripped from the body's lines.
+    strip_tabs: bool,
+}
+
+/// The lexer's state: one method per construct, each starting at the
+/// construct's first character and leaving `i` after it.
+#[derive(Debug)]
+struct Lexer {
+    chars: Vec<char>,
+    i: usize,
+    out: Lexed,
+    /// The words of the simple command being read.
+    words: Vec<String>,
+    /// The word being read, when `in_word`.
+    word: String,
+    in_word: bool,
+    /// Here-documents opened on the current line.
+    heredocs: Vec<Heredoc>,
+}
+
+impl Lexer {
+    fn new(src: &str) -> Lexer {
+        Lexer {
+            chars: src.chars().collect(),
+            i: 0,
+            out: Lexed::default(),
+            words: vec![],
+            word: String::new(),
+            in_word: false,
+            heredocs: vec![],
         }
     }
-    fn end_command(out: &mut Lexed, words: &mut Vec<String>) {
-        if !words.is_empty() {
-            out.commands.push(std::mem::take(words));
+
+    fn run(mut self) -> Lexed {
+        while let Some(&c) = self.chars.get(self.i) {
+            match c {
+                '\n' => self.newline(),
+                ' ' | '\t' => {
+                    self.end_word();
+                    self.i += 1;
+                }
+                ';' | '|' | '(' | ')' | '`' => self.separator(),
+                '&' if self.at(1) == Some('>') => self.redirect_both(),
+                '&' => self.separator(),
+                '>' => self.redirect_out(),
+                '<' => self.redirect_in(),
+                '\'' | '"' | '\\' => self.quoted(),
+                '$' if self.at(1) == Some('(') => self.substitution(),
+                c => {
+                    self.word.push(c);
+                    self.in_word = true;
+                    self.i += 1;
+                }
+            }
+        }
+        self.end_word();
+        self.end_command();
+        self.out
+    }
+
+    /// The character `k` places after the current one.
+    fn at(&self, k: usize) -> Option<char> {
+        self.chars.get(self.i + k).copied()
+    }
+
+    fn end_word(&mut self) {
+        if self.in_word {
+            self.words.push(std::mem::take(&mut self.word));
+            self.in_word = false;
         }
     }
-    // Read one word starting at `i` (after blanks), honouring quotes.
-    fn read_word(chars: &[char], mut i: usize) -> (String, usize) {
+
+    fn end_command(&mut self) {
+        if !self.words.is_empty() {
+            self.out.commands.push(std::mem::take(&mut self.words));
+        }
+    }
+
+    /// `;`, `|`, `(`, `)`, a backquote, `&`: the command ends.
+    fn separator(&mut self) {
+        self.end_word();
+        self.end_command();
+        self.i += 1;
+    }
+
+    /// A newline ends the command, then the bodies of the line's
+    /// here-documents are skipped.
+    fn newline(&mut self) {
+        self.end_word();
+        self.end_command();
+        self.i += 1;
+        for doc in std::mem::take(&mut self.heredocs) {
+            self.skip_heredoc_body(&doc);
+        }
+    }
+
+    fn skip_heredoc_body(&mut self, doc: &Heredoc) {
+        let chars = &self.chars;
+        loop {
+            let start = self.i;
+            while self.i < chars.len() && chars[self.i] != '\n' {
+                self.i += 1;
+            }
+            let line: String = chars[start..self.i].iter().collect();
+            self.i = (self.i + 1).min(chars.len());
+            let line = if doc.strip_tabs {
+                line.trim_start_matches('\t')
+            } else {
+                &line
+            };
+            if line == doc.delimiter || self.i >= chars.len() {
+                break;
+            }
+        }
+    }
+
+    /// A word that starts with a quote or a backslash.
+    fn quoted(&mut self) {
+        let w = self.read_word();
+        self.word.push_str(&w);
+        self.in_word = true;
+    }
+
+    /// `$(`: what follows is a command of its own.
+    fn substitution(&mut self) {
+        self.end_word();
+        self.end_command();
+        self.i += 2;
+    }
+
+    /// `&>file` and `&>>file`.
+    fn redirect_both(&mut self) {
+        self.end_word();
+        self.i += 2;
+        if self.at(0) == Some('>') {
+            self.i += 1;
+        }
+        let target = self.read_word();
+        self.target(&target);
+    }
+
+    /// `>`, `>>`, `>|`, `>&`, and `>(` (process substitution, not a file).
+    fn redirect_out(&mut self) {
+        // A word of digits just before is the fd being redirected.
+        if self.in_word && self.word.chars().all(|c| c.is_ascii_digit()) {
+            self.word.clear();
+            self.in_word = false;
+        } else {
+            self.end_word();
+        }
+        self.i += 1;
+        match self.at(0) {
+            Some('(') => {
+                self.end_command();
+                self.i += 1;
+            }
+            Some('&') => {
+                // `>&2`, `>&-`: duplicating a descriptor. `>&file` writes a
+                // file.
+                self.i += 1;
+                let target = self.read_word();
+                let dup = target == "-"
+                    || target.chars().all(|c| c.is_ascii_digit());
+                if !dup {
+                    self.target(&target);
+                }
+            }
+            next => {
+                if matches!(next, Some('>') | Some('|')) {
+                    self.i += 1;
+                }
+                let target = self.read_word();
+                self.target(&target);
+            }
+        }
+    }
+
+    /// `<file`, a here-document `<<WORD` or `<<-WORD`, a here-string
+    /// `<<<word`: nothing is written.
+    fn redirect_in(&mut self) {
+        self.end_word();
+        self.i += 1;
+        if self.at(0) != Some('<') {
+            self.read_word(); // the input's source
+            return;
+        }
+        self.i += 1;
+        if self.at(0) == Some('<') {
+            self.i += 1;
+            self.read_word(); // the here-string
+            return;
+        }
+        let strip_tabs = self.at(0) == Some('-');
+        if strip_tabs {
+            self.i += 1;
+        }
+        let delimiter = self.read_word();
+        if !delimiter.is_empty() {
+            self.heredocs.push(Heredoc { delimiter, strip_tabs });
+        }
+    }
+
+    /// An output redirection's target: a real file is a change.
+    fn target(&mut self, target: &str) {
+        if !target.is_empty() && !is_device(target) {
+            self.out.file_redirect = true;
+        }
+    }
+
+    /// Read one word from `i` (after blanks), honouring quotes.
+    fn read_word(&mut self) -> String {
+        let chars = &self.chars;
+        let mut i = self.i;
         while i < chars.len() && (chars[i] == ' ' || chars[i] == '\t') {
             i += 1;
         }
@@ -454,150 +649,9 @@ fn lex(src: &str) -> Lexed {
                 }
             }
         }
-        (w, i)
+        self.i = i;
+        w
     }
-
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '\n' => {
-                end_word(&mut words, &mut word, &mut in_word);
-                end_command(&mut out, &mut words);
-                i += 1;
-                // Skip pending here-document bodies.
-                for (delim, strip_tabs) in heredocs.drain(..) {
-                    loop {
-                        let start = i;
-                        while i < chars.len() && chars[i] != '\n' {
-                            i += 1;
-                        }
-                        let line: String = chars[start..i].iter().collect();
-                        i = (i + 1).min(chars.len());
-                        let line = if strip_tabs {
-                            line.trim_start_matches('\t')
-                        } else {
-                            &line
-                        };
-                        if line == delim || i >= chars.len() {
-                            break;
-                        }
-                    }
-                }
-            }
-            ' ' | '\t' => {
-                end_word(&mut words, &mut word, &mut in_word);
-                i += 1;
-            }
-            ';' | '|' | '(' | ')' | '`' => {
-                end_word(&mut words, &mut word, &mut in_word);
-                end_command(&mut out, &mut words);
-                i += 1;
-            }
-            '&' if chars.get(i + 1) == Some(&'>') => {
-                // `&>file` / `&>>file`
-                end_word(&mut words, &mut word, &mut in_word);
-                i += 2;
-                if chars.get(i) == Some(&'>') {
-                    i += 1;
-                }
-                let (target, next) = read_word(&chars, i);
-                i = next;
-                if !target.is_empty() && !is_device(&target) {
-                    out.file_redirect = true;
-                }
-            }
-            '&' => {
-                end_word(&mut words, &mut word, &mut in_word);
-                end_command(&mut out, &mut words);
-                i += 1;
-            }
-            '>' => {
-                // A word of digits just before is the fd being redirected.
-                if in_word && word.chars().all(|c| c.is_ascii_digit()) {
-                    word.clear();
-                    in_word = false;
-                } else {
-                    end_word(&mut words, &mut word, &mut in_word);
-                }
-                i += 1;
-                match chars.get(i) {
-                    Some('(') => {
-                        // Process substitution `>(cmd)`: not a file.
-                        end_command(&mut out, &mut words);
-                        i += 1;
-                        continue;
-                    }
-                    Some('>') | Some('|') => i += 1,
-                    Some('&') => {
-                        // `>&2`, `>&-`: duplicating a descriptor. `>&file`
-                        // writes a file.
-                        i += 1;
-                        let (target, next) = read_word(&chars, i);
-                        i = next;
-                        let dup = target == "-"
-                            || target.chars().all(|c| c.is_ascii_digit());
-                        if !dup && !target.is_empty() && !is_device(&target) {
-                            out.file_redirect = true;
-                        }
-                        continue;
-                    }
-                    _ => {}
-                }
-                let (target, next) = read_word(&chars, i);
-                i = next;
-                if !target.is_empty() && !is_device(&target) {
-                    out.file_redirect = true;
-                }
-            }
-            '<' => {
-                end_word(&mut words, &mut word, &mut in_word);
-                i += 1;
-                if chars.get(i) == Some(&'<') {
-                    i += 1;
-                    if chars.get(i) == Some(&'<') {
-                        // Here-string `<<<word`.
-                        i += 1;
-                        let (_, next) = read_word(&chars, i);
-                        i = next;
-                        continue;
-                    }
-                    let strip_tabs = chars.get(i) == Some(&'-');
-                    if strip_tabs {
-                        i += 1;
-                    }
-                    let (delim, next) = read_word(&chars, i);
-                    i = next;
-                    if !delim.is_empty() {
-                        heredocs.push((delim, strip_tabs));
-                    }
-                } else {
-                    // Input redirection: skip its source.
-                    let (_, next) = read_word(&chars, i);
-                    i = next;
-                }
-            }
-            '\'' | '"' | '\\' => {
-                let (w, next) = read_word(&chars, i);
-                word.push_str(&w);
-                in_word = true;
-                i = next;
-            }
-            '$' if chars.get(i + 1) == Some(&'(') => {
-                // Command substitution: what follows is its own command.
-                end_word(&mut words, &mut word, &mut in_word);
-                end_command(&mut out, &mut words);
-                i += 2;
-            }
-            c => {
-                word.push(c);
-                in_word = true;
-                i += 1;
-            }
-        }
-    }
-    end_word(&mut words, &mut word, &mut in_word);
-    end_command(&mut out, &mut words);
-    out
 }
 
 #[cfg(test)]

@@ -64,7 +64,9 @@ mod state;
 use crate::changes::tool_changes_files;
 use crate::config::{Config, Gate};
 use crate::gates::{text_hash, Facts, Gates, Nag, Rule, SessionView, Verdict};
-use crate::transcript::{Chain, Format, Transcript};
+use crate::transcript::{Chain, Format, Transcript, Turn};
+
+use self::state::SessionLock;
 
 pub use self::input::{Event, HookInput};
 pub use self::state::{default_dir, StateDir};
@@ -167,7 +169,8 @@ fn agent_key(agent: &str) -> String {
 
 /// Stop or SubagentStop: run the gates.
 ///
-/// See the [module docs](self) for the sequence.
+/// See the [module docs](self) for the sequence; each numbered step is one
+/// function below.
 pub fn stop(
     input: &HookInput,
     event: Event,
@@ -176,34 +179,83 @@ pub fn stop(
     state: &StateDir,
     env: &HookEnv,
 ) -> Outcome {
-    let mut notes = vec![];
-    // 1. Whose Stop, and which transcript.
+    let target = match whose_stop(input, event, config) {
+        Ok(target) => target,
+        Err(outcome) => return outcome,
+    };
+    if let Some(outcome) = allow_unattended(&target, env, config, state) {
+        return outcome;
+    }
+    let turn = read_turn(&target, config);
+    let lock = match state.lock(&target.key) {
+        Ok(lock) => lock,
+        Err(e) => {
+            return Outcome::allow(format!(
+                "stop: cannot lock session state: {e}"
+            ))
+        }
+    };
+    let changes = Changes::under_lock(&lock, &turn, config);
+    let mut notes = vec![changes.note()];
+    // 5. The gates, on the final text, with what the session remembers.
+    let final_text = final_text(input, env.agent, turn.final_text());
+    let facts = Facts::of_turn(&turn)
+        .with_final_text(final_text)
+        .with_changed(changes.changed())
+        .with_stop_hook_active(input.stop_hook_active.unwrap_or(false));
+    let nags = lock.nags();
+    let session = SessionView::new(lock.prompted(), &nags);
+    let verdict = gates.evaluate(&facts, &session);
+    consume_if_allowed(&lock, &changes, &verdict, gates, &session, &mut notes);
+    let decision = record_block(&lock, verdict, final_text, &mut notes);
+    drop(lock);
+    state.cleanup();
+    notes.push(format!("stop: {decision:?}"));
+    Outcome { decision, notes }
+}
+
+/// 1. Whose Stop, and which transcript: the target, or the allowing
+/// outcome when there is none to gate.
+fn whose_stop<'a>(
+    input: &'a HookInput,
+    event: Event,
+    config: &Config,
+) -> Result<StopTarget<'a>, Outcome> {
     let Some(target) = StopTarget::of(input, event, config) else {
-        return Outcome::allow(match event {
+        return Err(Outcome::allow(match event {
             Event::SubagentStop if !config.gate_subagents => {
                 "subagent stop: not gated (gate_subagents = false)"
             }
             _ => "stop: no usable session_id or agent_id",
-        });
+        }));
     };
-    let key = target.key.as_str();
     if let Some(p) = target.path.filter(|p| is_special_file(p)) {
         // A FIFO would hold the hook, `/dev/zero` would fill memory.
-        return Outcome::allow(format!(
+        return Err(Outcome::allow(format!(
             "stop: transcript {p} is not a regular file"
-        ));
+        )));
     }
+    Ok(target)
+}
 
-    // 2. Unattended sessions: nobody reads a block.
-    if let Some(e) = unattended(env, target.path, config) {
-        let consumed = state.lock(key).and_then(|l| l.consume([]));
-        return Outcome::allow(format!(
-            "stop: entrypoint {e} is unattended: changes consumed ({consumed:?})"
-        ));
-    }
+/// 2. Unattended sessions: nobody reads a block, so every gate allows, and
+/// the pending changes are consumed.
+fn allow_unattended(
+    target: &StopTarget<'_>,
+    env: &HookEnv,
+    config: &Config,
+    state: &StateDir,
+) -> Option<Outcome> {
+    let e = unattended(env, target.path, config)?;
+    let consumed = state.lock(&target.key).and_then(|l| l.consume([]));
+    Some(Outcome::allow(format!(
+        "stop: entrypoint {e} is unattended: changes consumed ({consumed:?})"
+    )))
+}
 
-    // 3. The turn, from the transcript's tail; with subagents' work folded
-    // in, unless they are gated on their own.
+/// 3. The turn, from the transcript's tail; with subagents' work folded
+/// in, unless they are gated on their own.
+fn read_turn(target: &StopTarget<'_>, config: &Config) -> Turn {
     let mut turn = target
         .path
         .and_then(|p| Transcript::read_current_turn(p, target.chain).ok())
@@ -213,82 +265,93 @@ pub fn stop(
     {
         turn.resolve_subagents(std::path::Path::new(p));
     }
-    let lock = match state.lock(key) {
-        Ok(lock) => lock,
-        Err(e) => {
-            return Outcome::allow(format!(
-                "stop: cannot lock session state: {e}"
-            ))
-        }
-    };
+    turn
+}
 
-    // 4. Under the lock: pending changes, and the turn's changes that no
-    // earlier Stop consumed.
-    let pending = lock.pending();
-    let seen = lock.seen();
-    let unseen: Vec<&str> =
-        turn.change_keys().filter(|k| !seen.iter().any(|s| s == k)).collect();
-    let transcript_change = config.transcript_changes && !unseen.is_empty();
-    let changed = pending.is_some() || transcript_change;
-    notes.push(format!(
-        "stop: pending={pending:?} unseen={unseen:?} changed={changed}"
-    ));
+/// 4. Under the lock: the pending change (the flag PostToolUse raised),
+/// and the turn's file-changing tool uses that no earlier Stop consumed.
+struct Changes<'t> {
+    pending: Option<Vec<String>>,
+    unseen: Vec<&'t str>,
+    /// Whether the unseen tool uses count (`transcript_changes`).
+    from_transcript: bool,
+}
 
-    // 5. The gates, on the final text.
-    let final_text = final_text(input, env.agent, turn.final_text());
-    let facts = Facts {
-        final_text,
-        changed,
-        stop_hook_active: input.stop_hook_active.unwrap_or(false),
-        ..Facts::of_turn(&turn)
-    };
-    let nags = lock.nags();
-    let session = SessionView { prompted: lock.prompted(), nags: &nags };
-    let verdict = gates.evaluate(&facts, &session);
-
-    // 6. A change is consumed only when the Stop is allowed: the audit and
-    // hollow gates passed (or the cap was reached). A block leaves it
-    // pending, so the reply to the block is judged at the next Stop.
-    if changed && verdict.block().is_none() {
-        if let Err(e) = lock.consume(unseen.iter().copied()) {
-            notes.push(format!("stop: consuming the change failed: {e}"));
-        }
-        if !gates.under_cap(&session) {
-            notes.push(format!(
-                "stop: cap reached ({} prompts)",
-                session.prompted
-            ));
-        }
+impl<'t> Changes<'t> {
+    fn under_lock(
+        lock: &SessionLock,
+        turn: &'t Turn,
+        config: &Config,
+    ) -> Changes<'t> {
+        let seen = lock.seen();
+        let unseen: Vec<&str> = turn
+            .change_keys()
+            .filter(|k| !seen.iter().any(|s| s == k))
+            .collect();
+        let from_transcript = config.transcript_changes && !unseen.is_empty();
+        Changes { pending: lock.pending(), unseen, from_transcript }
     }
 
-    // 7. Record the block.
-    let decision = match verdict {
-        Verdict::Allow => Decision::Allow,
-        Verdict::Block(block) => {
-            // The audit gates count towards the cap; the others record
-            // the nag, which counts towards theirs.
-            let recorded = if block.is_audit() {
-                lock.increment_prompted().map(drop)
-            } else {
-                lock.record_nag(Nag {
-                    gate: block.gate(),
-                    hash: text_hash(final_text),
-                })
-            };
-            if let Err(e) = recorded {
-                notes.push(format!("stop: recording the block failed: {e}"));
-            }
-            Decision::Block {
-                gate: block.gate(),
-                rule: block.rule(),
-                message: block.message().to_string(),
-            }
-        }
+    fn changed(&self) -> bool {
+        self.pending.is_some() || self.from_transcript
+    }
+
+    fn note(&self) -> String {
+        format!(
+            "stop: pending={:?} unseen={:?} changed={}",
+            self.pending,
+            self.unseen,
+            self.changed()
+        )
+    }
+}
+
+/// 6. A change is consumed only when the Stop is allowed: the audit and
+/// hollow gates passed (or the cap was reached). A block leaves it
+/// pending, so the reply to the block is judged at the next Stop.
+fn consume_if_allowed(
+    lock: &SessionLock,
+    changes: &Changes<'_>,
+    verdict: &Verdict,
+    gates: &Gates,
+    session: &SessionView<'_>,
+    notes: &mut Vec<String>,
+) {
+    if !changes.changed() || verdict.block().is_some() {
+        return;
+    }
+    if let Err(e) = lock.consume(changes.unseen.iter().copied()) {
+        notes.push(format!("stop: consuming the change failed: {e}"));
+    }
+    if !gates.under_cap(session) {
+        notes.push(format!("stop: cap reached ({} prompts)", session.prompted));
+    }
+}
+
+/// 7. Record the block: the audit gates count towards the cap; the others
+/// record the nag, which counts towards theirs.
+fn record_block(
+    lock: &SessionLock,
+    verdict: Verdict,
+    final_text: &str,
+    notes: &mut Vec<String>,
+) -> Decision {
+    let Verdict::Block(block) = verdict else {
+        return Decision::Allow;
     };
-    drop(lock);
-    state.cleanup();
-    notes.push(format!("stop: {decision:?}"));
-    Outcome { decision, notes }
+    let recorded = if block.is_audit() {
+        lock.increment_prompted().map(drop)
+    } else {
+        lock.record_nag(Nag::new(block.gate(), text_hash(final_text)))
+    };
+    if let Err(e) = recorded {
+        notes.push(format!("stop: recording the block failed: {e}"));
+    }
+    Decision::Block {
+        gate: block.gate(),
+        rule: block.rule(),
+        message: block.message().to_string(),
+    }
 }
 
 /// The final text the gates judge. Claude Code and Codex CLI send it
