@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::gates::lang;
+
 #[cfg(feature = "config")]
 use crate::error::{Error, Position};
 
@@ -249,7 +251,7 @@ impl Default for Config {
             ],
             transcript_changes: true,
             gate_subagents: false,
-            languages: vec!["ja".into(), "en".into(), "ko".into()],
+            languages: lang::codes().map(String::from).collect(),
             timeout_ms: DEFAULT_TIMEOUT_MS,
             audit: AuditConfig::default(),
             hollow: HollowConfig::default(),
@@ -367,8 +369,13 @@ impl Config {
     fn validate(&self) -> Result<(), Error> {
         let err = |message: String| Err(Error::config(message, None));
         for lang in &self.languages {
-            if !matches!(lang.as_str(), "ja" | "en" | "ko") {
-                return err(format!("unknown language {lang:?}: expected \"ja\", \"en\" or \"ko\""));
+            if lang::table(lang).is_none() {
+                let known: Vec<String> =
+                    lang::codes().map(|c| format!("{c:?}")).collect();
+                return err(format!(
+                    "unknown language {lang:?}: expected one of {}",
+                    known.join(", ")
+                ));
             }
         }
         if self.audit.message.lines().count() > 3 {

@@ -13,9 +13,7 @@ use super::patterns::LazyKeywords;
 use super::plain::{PlainAudit, PlainAudits};
 use crate::config::Config;
 use crate::error::Error;
-use crate::keywords::{
-    KeywordSet, AUDIT_MARKERS_EN, AUDIT_MARKERS_JA, AUDIT_MARKERS_KO,
-};
+use crate::keywords::KeywordSet;
 
 /// How many non-blank characters must follow an escape hatch on its line.
 const MIN_REASON_CHARS: usize = 2;
@@ -52,20 +50,14 @@ impl AuditMatcher {
         config: &Config,
         dfa: bool,
     ) -> Result<AuditMatcher, Error> {
-        let mut markers: Vec<String> = config.audit.extra_markers.clone();
-        if !config.audit.replace_markers {
-            for lang in &config.languages {
-                let preset = match lang.as_str() {
-                    "ja" => AUDIT_MARKERS_JA,
-                    "en" => AUDIT_MARKERS_EN,
-                    "ko" => AUDIT_MARKERS_KO,
-                    _ => &[],
-                };
-                markers.extend(preset.iter().map(|m| m.to_string()));
-            }
-        }
         let tables: Vec<&lang::LangTable> =
             config.languages.iter().filter_map(|c| lang::table(c)).collect();
+        let mut markers: Vec<String> = config.audit.extra_markers.clone();
+        if !config.audit.replace_markers {
+            for t in &tables {
+                markers.extend(t.markers.iter().map(|m| m.to_string()));
+            }
+        }
         Ok(AuditMatcher {
             plain: PlainAudits::new(&tables, dfa)?,
             plain_passes: config.audit.plain_language,

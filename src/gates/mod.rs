@@ -19,7 +19,7 @@
 
 mod audit;
 mod hollow;
-mod lang;
+pub(crate) mod lang;
 mod ownership;
 mod patterns;
 mod plain;

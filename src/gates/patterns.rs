@@ -37,7 +37,7 @@
 use crate::error::Error;
 use crate::keywords::KeywordSet;
 
-use super::sentence::{is_word_at, sentence_bounds_within};
+use super::sentence::{ends_sentence, is_word_at, sentence_bounds_within};
 
 /// One pattern of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,10 +206,6 @@ pub struct PatternSet {
     keywords: LazyKeywords,
     rules: Vec<Rule>,
     cancels: Cancels,
-}
-
-fn is_sentence_end(c: char) -> bool {
-    matches!(c, '.' | '?' | '!' | '。' | '？' | '！' | '\n')
 }
 
 /// One keyword match: its byte range and the keyword, as in the set.
@@ -396,7 +392,10 @@ impl PatternSet {
             {
                 let Some(tail) = of(b, tails) else { continue };
                 let between = &text[a.end..b.start];
-                if between.chars().any(is_sentence_end) {
+                if between
+                    .char_indices()
+                    .any(|(i, c)| ends_sentence(text, a.end + i, c))
+                {
                     continue;
                 }
                 let lower = between.to_lowercase();

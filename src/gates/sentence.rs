@@ -18,14 +18,7 @@ pub(crate) fn sentence_bounds_within(
     at: usize,
     max: usize,
 ) -> (usize, usize) {
-    let is_end = |i: usize, c: char| match c {
-        '\n' | '。' | '！' | '？' => true,
-        '.' | '!' | '?' => text[i + c.len_utf8()..]
-            .chars()
-            .next()
-            .is_none_or(char::is_whitespace),
-        _ => false,
-    };
+    let is_end = |i: usize, c: char| ends_sentence(text, i, c);
     let floor = ceil_boundary(text, at.saturating_sub(max));
     let ceil = floor_boundary(text, at.saturating_add(max));
     let start = text[floor..at]
@@ -38,6 +31,19 @@ pub(crate) fn sentence_bounds_within(
         .find(|&(i, c)| is_end(at + i, c))
         .map_or(ceil, |(i, _)| at + i);
     (start, end)
+}
+
+/// Whether `c`, at byte `i` of `text`, ends a sentence: the one rule of
+/// the module docs.
+pub(crate) fn ends_sentence(text: &str, i: usize, c: char) -> bool {
+    match c {
+        '\n' | '。' | '！' | '？' => true,
+        '.' | '!' | '?' => text[i + c.len_utf8()..]
+            .chars()
+            .next()
+            .is_none_or(char::is_whitespace),
+        _ => false,
+    }
 }
 
 /// The largest char boundary of `s` at or below `n`.

@@ -324,7 +324,8 @@ fn consume_if_allowed(
         notes.push(format!("stop: consuming the change failed: {e}"));
     }
     if !gates.under_cap(session) {
-        notes.push(format!("stop: cap reached ({} prompts)", session.prompted));
+        notes
+            .push(format!("stop: cap reached ({} prompts)", session.prompted));
     }
 }
 

@@ -7,6 +7,7 @@ use crate::gates::patterns::Pat::{Lit, Near, Opening};
 /// The English table.
 pub const TABLE: LangTable = LangTable {
     code: "en",
+    markers: crate::keywords::AUDIT_MARKERS_EN,
     // "not", "n't" (isn't, haven't, don't), "never", "without": before a
     // match in its clause, they void it ("it's not up to you", "I haven't
     // verified it", "I don't think you're right").

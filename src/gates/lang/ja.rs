@@ -7,6 +7,7 @@ use crate::gates::patterns::Pat::{Lit, Near, Opening};
 /// The Japanese table.
 pub const TABLE: LangTable = LangTable {
     code: "ja",
+    markers: crate::keywords::AUDIT_MARKERS_JA,
     // Negation follows what it negates: "確認していません", "お任せする話
     // ではありません", "正しいとは限りません".
     negation: Cancel {

@@ -7,6 +7,7 @@ use crate::gates::patterns::Pat::{Lit, Near, Opening};
 /// The Korean table.
 pub const TABLE: LangTable = LangTable {
     code: "ko",
+    markers: crate::keywords::AUDIT_MARKERS_KO,
     // "안 했", "못 했" put the negation before the verb; "하지 않", "지
     // 못" after it.
     negation: Cancel {

@@ -34,6 +34,9 @@ mod ko;
 pub struct LangTable {
     /// The language's code: `ja`, `en` or `ko`.
     pub code: &'static str,
+    /// The audit markers of the first seed's contract ("監査", "Audit",
+    /// "감사", …).
+    pub markers: &'static [&'static str],
     /// The language's negation, applied to every intent: "not", "n't";
     /// "していない"; "하지 않".
     pub negation: Cancel,
@@ -86,4 +89,10 @@ pub const ALL: &[&LangTable] = &[&ja::TABLE, &en::TABLE, &ko::TABLE];
 /// The table for a language code.
 pub fn table(code: &str) -> Option<&'static LangTable> {
     ALL.iter().copied().find(|t| t.code == code)
+}
+
+/// Every language's code, in the order of [`ALL`]: the one list of the
+/// languages stopgate knows.
+pub fn codes() -> impl Iterator<Item = &'static str> {
+    ALL.iter().map(|t| t.code)
 }
