@@ -214,7 +214,7 @@ pub fn stop(
     Outcome { decision, notes }
 }
 
-/// 1. Whose Stop, and which transcript: the target, or the allowing
+/// Step 1: Whose Stop, and which transcript: the target, or the allowing
 /// outcome when there is none to gate.
 fn whose_stop<'a>(
     input: &'a HookInput,
@@ -238,7 +238,7 @@ fn whose_stop<'a>(
     Ok(target)
 }
 
-/// 2. Unattended sessions: nobody reads a block, so every gate allows, and
+/// Step 2: Unattended sessions: nobody reads a block, so every gate allows, and
 /// the pending changes are consumed.
 fn allow_unattended(
     target: &StopTarget<'_>,
@@ -253,7 +253,7 @@ fn allow_unattended(
     )))
 }
 
-/// 3. The turn, from the transcript's tail; with subagents' work folded
+/// Step 3: The turn, from the transcript's tail; with subagents' work folded
 /// in, unless they are gated on their own.
 fn read_turn(target: &StopTarget<'_>, config: &Config) -> Turn {
     let mut turn = target
@@ -268,7 +268,7 @@ fn read_turn(target: &StopTarget<'_>, config: &Config) -> Turn {
     turn
 }
 
-/// 4. Under the lock: the pending change (the flag PostToolUse raised),
+/// Step 4: Under the lock: the pending change (the flag PostToolUse raised),
 /// and the turn's file-changing tool uses that no earlier Stop consumed.
 struct Changes<'t> {
     pending: Option<Vec<String>>,
@@ -306,7 +306,7 @@ impl<'t> Changes<'t> {
     }
 }
 
-/// 6. A change is consumed only when the Stop is allowed: the audit and
+/// Step 6: A change is consumed only when the Stop is allowed: the audit and
 /// hollow gates passed (or the cap was reached). A block leaves it
 /// pending, so the reply to the block is judged at the next Stop.
 fn consume_if_allowed(
@@ -329,7 +329,7 @@ fn consume_if_allowed(
     }
 }
 
-/// 7. Record the block: the audit gates count towards the cap; the others
+/// Step 7: Record the block: the audit gates count towards the cap; the others
 /// record the nag, which counts towards theirs.
 fn record_block(
     lock: &SessionLock,
