@@ -441,13 +441,13 @@ impl Lexer {
                     self.end_word();
                     self.i += 1;
                 }
-                ';' | '|' | '(' | ')' | '`' => self.separator(),
+                ';' | '|' | '(' | ')' | '`' => self.separator(1),
                 '&' if self.at(1) == Some('>') => self.redirect_both(),
-                '&' => self.separator(),
+                '&' => self.separator(1),
                 '>' => self.redirect_out(),
                 '<' => self.redirect_in(),
                 '\'' | '"' | '\\' => self.quoted(),
-                '$' if self.at(1) == Some('(') => self.substitution(),
+                '$' if self.at(1) == Some('(') => self.separator(2),
                 c => {
                     self.word.push(c);
                     self.in_word = true;
@@ -478,19 +478,19 @@ impl Lexer {
         }
     }
 
-    /// `;`, `|`, `(`, `)`, a backquote, `&`: the command ends.
-    fn separator(&mut self) {
+    /// An operator of `len` characters that ends the command: `;`, `|`,
+    /// `(`, `)`, a backquote, `&`, or `$(`, after which what follows is a
+    /// command of its own.
+    fn separator(&mut self, len: usize) {
         self.end_word();
         self.end_command();
-        self.i += 1;
+        self.i += len;
     }
 
     /// A newline ends the command, then the bodies of the line's
     /// here-documents are skipped.
     fn newline(&mut self) {
-        self.end_word();
-        self.end_command();
-        self.i += 1;
+        self.separator(1);
         for doc in std::mem::take(&mut self.heredocs) {
             self.skip_heredoc_body(&doc);
         }
@@ -521,13 +521,6 @@ impl Lexer {
         let w = self.read_word();
         self.word.push_str(&w);
         self.in_word = true;
-    }
-
-    /// `$(`: what follows is a command of its own.
-    fn substitution(&mut self) {
-        self.end_word();
-        self.end_command();
-        self.i += 2;
     }
 
     /// `&>file` and `&>>file`.

@@ -26,19 +26,22 @@ pub const DEFAULT_TOML: &str = include_str!("default_config.toml");
 
 /// The most phrases a list of phrases may hold: every phrase is compiled
 /// into the hook's automata at each run.
-pub const MAX_KEYWORDS: usize = 256;
+#[cfg(feature = "config")]
+const MAX_KEYWORDS: usize = 256;
 
 /// The longest phrase, in bytes.
-pub const MAX_KEYWORD_LEN: usize = 256;
+#[cfg(feature = "config")]
+const MAX_KEYWORD_LEN: usize = 256;
 
 /// The range `timeout_ms` is clamped to, in milliseconds.
-pub const TIMEOUT_RANGE_MS: (u64, u64) = (100, 60_000);
+pub(crate) const TIMEOUT_RANGE_MS: (u64, u64) = (100, 60_000);
 
 /// The default of `timeout_ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
 
 /// The largest configuration file read, in bytes.
-pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+#[cfg(feature = "config")]
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// The whole configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -299,7 +302,7 @@ impl Config {
 
     /// Read and parse the configuration file at `path`.
     ///
-    /// Only a regular file of at most [`MAX_CONFIG_BYTES`] is read. It is
+    /// Only a regular file of at most 1 MiB is read. It is
     /// opened without blocking, so that a FIFO planted in its place cannot
     /// hold the hook, and read with a bound, so that `/dev/zero` cannot
     /// fill memory.
@@ -422,7 +425,7 @@ impl Config {
     }
 
     /// How long the hook may take before it gives up and allows:
-    /// `timeout_ms`, clamped to [`TIMEOUT_RANGE_MS`], so that no setting
+    /// `timeout_ms`, clamped to 100 ms … 60 s, so that no setting
     /// switches the timer off.
     pub fn timeout(&self) -> std::time::Duration {
         let (lo, hi) = TIMEOUT_RANGE_MS;
