@@ -211,7 +211,9 @@ impl TurnReader {
 mod turn_reader_example {
     #[test]
     fn turn_reader() {
-        use crate::transcript::{Chain, Format, LinePos, TurnReader};
+        use crate::transcript::reader::TurnReader;
+        use crate::transcript::turn::{Chain, LinePos};
+        use crate::transcript::Format;
 
         let rollout = [
             r#"{"type":"session_meta","payload":{"id":"s1","cwd":"/w","source":"cli"}}"#,

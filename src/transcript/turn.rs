@@ -852,15 +852,6 @@ fn last_text<'a>(rec: &Record<'a>) -> Option<&'a str> {
 /// guards against path traversal (`../../x`) in the file names built from
 /// it: the hook's state files, and a subagent's transcript
 /// (`agent-<id>.jsonl`).
-///
-/// ```
-/// use stopgate::hook::safe_id;
-///
-/// assert_eq!(safe_id("3f2a-b.c_d"), Some("3f2a-b.c_d"));
-/// assert_eq!(safe_id("../../x"), None);
-/// assert_eq!(safe_id(".."), None);
-/// assert_eq!(safe_id(""), None);
-/// ```
 pub fn safe_id(id: &str) -> Option<&str> {
     let ok = (1..=128).contains(&id.len())
         && id.bytes().all(|b| {
@@ -1193,5 +1184,18 @@ mod turn_builder_example {
         assert_eq!(turns[0].final_text(), Some("Added."));
         assert_eq!(turns[0].final_text_line(), Some(3));
         assert_eq!(turns[1].index(), 2);
+    }
+}
+
+#[cfg(test)]
+mod safe_id_example {
+    #[test]
+    fn safe_id() {
+        use crate::transcript::turn::safe_id;
+
+        assert_eq!(safe_id("3f2a-b.c_d"), Some("3f2a-b.c_d"));
+        assert_eq!(safe_id("../../x"), None);
+        assert_eq!(safe_id(".."), None);
+        assert_eq!(safe_id(""), None);
     }
 }
