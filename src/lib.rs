@@ -3,8 +3,9 @@ stopgate reads coding-agent transcripts fast and enforces "done" discipline
 at the agent's Stop hook.
 
 This library is the scanner core under the `stopgate` binary. It reads
-Claude Code transcript files (JSON Lines) and answers the questions a Stop
-hook asks, touching only the bytes each answer needs:
+the transcripts of Claude Code, Codex CLI and Gemini CLI (JSON Lines; see
+[`Format`]) and answers the questions a Stop hook asks, touching only the
+bytes each answer needs:
 
 * [`Transcript::final_assistant_text`]: what did the agent say last?
 * [`Transcript::entrypoint`]: is a human in this session, or is it `sdk-cli`?
@@ -45,10 +46,10 @@ a feature:
 
 A hook author who only reads transcripts and runs the gates depends on
 `stopgate = { version = "0.1", default-features = false }`. The runnable
-examples of each feature are under `examples/` (`cargo run --example
-final_text`, `--example hook --features hook`, `--example archive
---features archive`), and `examples/core-only` is a crate of its own that
-builds the core alone.
+examples of each feature are under `examples/`: `final_text` (the core),
+`config`, `hook` and `archive` (run each with `--no-default-features
+--features <name>`). `examples/core-only` is a crate of its own that
+depends on the core alone.
 
 # Example: the last thing the agent said
 
