@@ -39,6 +39,7 @@ pub const EDIT_TOOLS: &[&str] = &[
 
 /// Why a tool use counts as a file change.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
+#[non_exhaustive]
 pub enum ChangeReason {
     /// An editing tool, such as `Write`, `Edit`, `apply_patch` or `replace`.
     EditTool,

@@ -191,6 +191,7 @@ pub enum OutputMode {
 /// A gate's name, as used in `order`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Gate {
     /// Decision ownership: the agent handed back a decision.
     Ownership,

@@ -293,7 +293,7 @@ impl Seeds {
                     && self.capitulate.is_match(&c.text)
                     && !self.verify.is_match(&c.text)
             }
-            Gate::Hollow => return None,
+            _ => return None,
         })
     }
 }

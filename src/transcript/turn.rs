@@ -87,6 +87,7 @@ pub enum Chain {
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord,
 )]
+#[non_exhaustive]
 pub enum TurnKind {
     /// A prompt a human typed (or a slash command that expands to one).
     #[default]
