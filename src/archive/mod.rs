@@ -34,8 +34,15 @@ pub use self::scan::{
 };
 pub use self::walk::{default_root, walk, Candidate, Walked};
 
+/// How many files a batch holds per thread: enough that a batch's
+/// stragglers cost little, few enough that a batch's reports are small.
+const BATCH_PER_THREAD: usize = 64;
+
 /// Scan `files` on `threads` threads, calling `progress` with each file's
 /// size as it finishes. Reports come back in the order of `files`.
+///
+/// This holds every report; [`scan_files_each`] hands them out as they
+/// are ready instead, so that memory does not grow with the archive.
 ///
 /// # Errors
 ///
@@ -48,18 +55,51 @@ pub fn scan_files(
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<FileReport>, Error> {
+    let mut reports = Vec::with_capacity(files.len());
+    scan_files_each(files, gates, options, threads, progress, &mut |r| {
+        reports.push(r)
+    })?;
+    Ok(reports)
+}
+
+/// Scan `files` on `threads` threads and hand each file's report to
+/// `each`, in the order of `files`, calling `progress` with each file's
+/// size as it finishes.
+///
+/// Files are scanned in batches of a few dozen per thread, and a batch's
+/// reports are handed out before the next batch starts: a scan of 100,000
+/// sessions holds one batch of reports, never all of them, and its output
+/// is the same on every thread count.
+///
+/// # Errors
+///
+/// An error of kind [`ThreadPool`](crate::ErrorKind::ThreadPool) when the
+/// thread pool cannot be built.
+pub fn scan_files_each(
+    files: &[Candidate],
+    gates: &Gates,
+    options: &ScanOptions,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+    each: &mut dyn FnMut(FileReport),
+) -> Result<(), Error> {
+    let threads = threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
+        .num_threads(threads)
         .build()
         .map_err(|e| Error::thread_pool(&e))?;
-    Ok(pool.install(|| {
-        files
-            .par_iter()
-            .map(|c| {
-                let report = scan_file(&c.path, gates, options);
-                progress(c.len);
-                report
-            })
-            .collect()
-    }))
+    for batch in files.chunks(threads.saturating_mul(BATCH_PER_THREAD)) {
+        let reports: Vec<FileReport> = pool.install(|| {
+            batch
+                .par_iter()
+                .map(|c| {
+                    let report = scan_file(&c.path, gates, options);
+                    progress(c.len);
+                    report
+                })
+                .collect()
+        });
+        reports.into_iter().for_each(&mut *each);
+    }
+    Ok(())
 }

@@ -9,11 +9,9 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use stopgate::archive::{FileReport, Finding};
+use stopgate::archive::Finding;
 
-use super::report::{
-    percent, project_label, session_label, trend, Counts, Summary,
-};
+use super::report::{percent, project_label, trend, Counts, Flagged, Summary};
 
 /// Escape `s` for HTML text and attribute values.
 fn esc(s: &str) -> String {
@@ -70,14 +68,13 @@ const SCRIPT: &str = "
 })();
 ";
 
-/// Write the report for `reports`.
+/// Write the report: the counts of `s`, and every finding of `flagged`.
 pub fn write(
     out: &mut impl Write,
-    reports: &[FileReport],
+    s: &Summary,
+    flagged: &[Flagged],
     scanned: &str,
-    tz: &jiff::tz::TimeZone,
 ) -> io::Result<()> {
-    let s = Summary::of(reports, tz);
     let mut h = String::new();
     let _ = write!(
         h,
@@ -101,9 +98,9 @@ pub fn write(
         );
     }
     summary_section(&mut h, &s.all);
-    project_section(&mut h, &s);
-    period_section(&mut h, &s);
-    findings_section(&mut h, reports);
+    project_section(&mut h, s);
+    period_section(&mut h, s);
+    findings_section(&mut h, flagged);
     let _ = write!(h, "<script>{SCRIPT}</script>\n</body></html>\n");
     out.write_all(h.as_bytes())
 }
@@ -167,7 +164,7 @@ fn project_section(h: &mut String, s: &Summary) {
             h,
             "<tr><td>{}</td><td class=\"n\">{}</td>{}</tr>",
             esc(project),
-            c.sessions.len(),
+            c.sessions,
             count_cells(c)
         );
     }
@@ -263,14 +260,13 @@ fn period_section(h: &mut String, s: &Summary) {
     h.push_str("</tbody></table>\n");
 }
 
-fn findings_section(h: &mut String, reports: &[FileReport]) {
+fn findings_section(h: &mut String, flagged: &[Flagged]) {
     h.push_str(
         "<h2>Findings</h2>\n<table class=\"sortable\" id=\"findings\" data-initial-sort=\"1\">\
          <thead><tr><th>session</th><th>date</th><th class=\"n\">turn</th><th>finding</th>\
          <th>evidence</th></tr></thead><tbody>\n",
     );
-    for r in reports {
-        let label = session_label(r);
+    for Flagged { label, report: r } in flagged {
         for t in &r.turns {
             for e in &t.findings {
                 let date = t.timestamp.as_deref().unwrap_or("");
@@ -284,7 +280,7 @@ fn findings_section(h: &mut String, reports: &[FileReport]) {
                     "<tr><td>{}</td><td data-sort=\"{}\">{}</td><td class=\"n\">{}</td>\
                      <td>{}</td><td><details><summary>{}: {}</summary>\
                      <p>line {} of <code>{}</code> ({} · {})</p><pre>{}</pre></details></td></tr>",
-                    esc(&label),
+                    esc(label),
                     esc(date),
                     esc(date.get(..10).unwrap_or(date)),
                     t.turn,

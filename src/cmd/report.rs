@@ -9,7 +9,7 @@
 //! deferrals and capitulations over the turns the gates judged. The table
 //! and the HTML report both read these counts.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use stopgate::archive::{FileReport, Finding, TurnReport};
 
@@ -35,8 +35,8 @@ impl Period {
 /// The counts of a set of turns.
 #[derive(Clone, Debug, Default)]
 pub struct Counts {
-    /// The sessions the turns belong to (session id and file).
-    pub sessions: BTreeSet<(String, String)>,
+    /// How many sessions (files) the turns belong to.
+    pub sessions: usize,
     /// Turns the gates judged (they ended in a Stop the agent chose).
     pub judged: usize,
     /// Turns that changed files.
@@ -56,11 +56,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, report: &FileReport, turn: &TurnReport) {
-        self.sessions.insert((
-            report.session_id.clone(),
-            report.path.to_string_lossy().into_owned(),
-        ));
+    fn add(&mut self, turn: &TurnReport) {
         if turn.kind.ends_in_stop() {
             self.judged += 1;
         }
@@ -178,67 +174,129 @@ pub fn session_label(report: &FileReport) -> String {
     format!("{} · {date} · {words}", project_label(report))
 }
 
-impl Summary {
-    /// Count the turns of `reports`, with days and weeks in `tz`.
-    pub fn of(reports: &[FileReport], tz: &jiff::tz::TimeZone) -> Summary {
-        let stamp = |t: &TurnReport| {
-            t.timestamp
-                .as_deref()
-                .and_then(|s| s.parse::<jiff::Timestamp>().ok())
-        };
-        let stamps: Vec<jiff::Timestamp> = reports
-            .iter()
-            .flat_map(|r| r.turns.iter().filter_map(stamp))
-            .collect();
-        let first = stamps.iter().min().copied();
-        let last = stamps.iter().max().copied();
-        let span_days = match (first, last) {
-            (Some(a), Some(b)) => (b.as_second() - a.as_second()) / 86_400,
-            _ => 0,
-        };
-        let period = if span_days > 31 { Period::Week } else { Period::Day };
-        let start_of = |t: jiff::Timestamp| {
-            let date = t.to_zoned_datetime(tz.clone()).date();
-            let date = match period {
-                Period::Day => date,
-                Period::Week => {
-                    let back = date.weekday().to_monday_zero_offset();
-                    date.checked_sub(jiff::Span::new().days(back))
-                        .unwrap_or(date)
-                }
-            };
-            date.to_string()
-        };
-        let mut s = Summary {
+/// A file with findings, as the HTML report lists it: its label, and
+/// only the turns with findings.
+pub struct Flagged {
+    /// See [`session_label`].
+    pub label: String,
+    /// The report, holding only the turns with findings.
+    pub report: FileReport,
+}
+
+impl Flagged {
+    pub fn of(mut report: FileReport) -> Option<Flagged> {
+        let label = session_label(&report);
+        report.turns.retain(|t| !t.findings.is_empty());
+        (!report.turns.is_empty()).then_some(Flagged { label, report })
+    }
+}
+
+/// The buckets of one period length: all projects, and per project.
+#[derive(Debug, Default)]
+struct Periods {
+    all: BTreeMap<String, Counts>,
+    by_project: BTreeMap<String, BTreeMap<String, Counts>>,
+}
+
+/// A [`Summary`] being counted, one file at a time, so that a scan keeps
+/// counts, not turns: its memory does not grow with the number of files.
+#[derive(Debug)]
+pub struct SummaryBuilder {
+    all: Counts,
+    by_agent: BTreeMap<&'static str, Counts>,
+    by_project: BTreeMap<String, Counts>,
+    /// Days and weeks are both counted, since which one the report shows
+    /// depends on the span, known only at the end.
+    days: Periods,
+    weeks: Periods,
+    first: Option<jiff::Timestamp>,
+    last: Option<jiff::Timestamp>,
+    tz: jiff::tz::TimeZone,
+}
+
+impl SummaryBuilder {
+    /// An empty summary, with days and weeks in `tz`.
+    pub fn new(tz: &jiff::tz::TimeZone) -> SummaryBuilder {
+        SummaryBuilder {
             all: Counts::default(),
             by_agent: BTreeMap::new(),
             by_project: BTreeMap::new(),
-            by_period: BTreeMap::new(),
-            by_project_period: BTreeMap::new(),
-            period,
-            first,
-            last,
+            days: Periods::default(),
+            weeks: Periods::default(),
+            first: None,
+            last: None,
             tz: tz.clone(),
-        };
-        for r in reports {
-            let project = project_label(r);
-            for t in &r.turns {
-                s.all.add(r, t);
-                s.by_agent.entry(r.agent.as_str()).or_default().add(r, t);
-                s.by_project.entry(project.clone()).or_default().add(r, t);
-                if let Some(p) = stamp(t).map(start_of) {
-                    s.by_period.entry(p.clone()).or_default().add(r, t);
-                    s.by_project_period
-                        .entry(project.clone())
-                        .or_default()
-                        .entry(p)
-                        .or_default()
-                        .add(r, t);
-                }
+        }
+    }
+
+    /// Count the turns of one file.
+    pub fn add(&mut self, r: &FileReport) {
+        let project = project_label(r);
+        for t in &r.turns {
+            self.all.add(t);
+            self.by_agent.entry(r.agent.as_str()).or_default().add(t);
+            self.by_project.entry(project.clone()).or_default().add(t);
+            let Some(at) = stamp(t) else { continue };
+            self.first = Some(self.first.map_or(at, |f| f.min(at)));
+            self.last = Some(self.last.map_or(at, |l| l.max(at)));
+            let date = at.to_zoned_datetime(self.tz.clone()).date();
+            let monday = date
+                .checked_sub(
+                    jiff::Span::new()
+                        .days(date.weekday().to_monday_zero_offset()),
+                )
+                .unwrap_or(date);
+            for (periods, start) in [
+                (&mut self.days, date.to_string()),
+                (&mut self.weeks, monday.to_string()),
+            ] {
+                periods.all.entry(start.clone()).or_default().add(t);
+                periods
+                    .by_project
+                    .entry(project.clone())
+                    .or_default()
+                    .entry(start)
+                    .or_default()
+                    .add(t);
             }
         }
-        s
+        // A file with turns is one more session of its buckets.
+        if !r.turns.is_empty() {
+            self.all.sessions += 1;
+            self.by_agent.entry(r.agent.as_str()).or_default().sessions += 1;
+            self.by_project.entry(project).or_default().sessions += 1;
+        }
     }
+
+    /// The summary: per day, or per week when the turns span more than a
+    /// month.
+    pub fn finish(self) -> Summary {
+        let span_days = match (self.first, self.last) {
+            (Some(a), Some(b)) => (b.as_second() - a.as_second()) / 86_400,
+            _ => 0,
+        };
+        let (period, periods) = if span_days > 31 {
+            (Period::Week, self.weeks)
+        } else {
+            (Period::Day, self.days)
+        };
+        Summary {
+            all: self.all,
+            by_agent: self.by_agent,
+            by_project: self.by_project,
+            by_period: periods.all,
+            by_project_period: periods.by_project,
+            period,
+            first: self.first,
+            last: self.last,
+            tz: self.tz,
+        }
+    }
+}
+
+/// When a turn started, if its transcript says.
+fn stamp(t: &TurnReport) -> Option<jiff::Timestamp> {
+    t.timestamp.as_deref().and_then(|s| s.parse::<jiff::Timestamp>().ok())
 }
 
 impl Summary {

@@ -1,5 +1,6 @@
 //! `stopgate scan [PATH...]`: findings across transcript archives.
 
+use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,7 +11,9 @@ use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
 use stopgate::Format as AgentFormat;
 use stopgate::Gates;
 
-use super::report::{percent, session_label, trend, Counts, Summary};
+use super::report::{
+    percent, session_label, trend, Counts, Flagged, Summary, SummaryBuilder,
+};
 use super::when::{self, Edge, When};
 
 /// Output formats.
@@ -189,34 +192,6 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     options.until = until;
     options.skip_entrypoints = config.skip_entrypoints.clone();
     options.max_line = args.max_line_bytes;
-    let started = Instant::now();
-    let files_done = AtomicU64::new(0);
-    let reports = archive::scan_files(
-        &walked.files,
-        &gates,
-        &options,
-        threads,
-        &|len| {
-            let done = files_done.fetch_add(1, Ordering::Relaxed) + 1;
-            if let Some(b) = &bar {
-                b.inc(len);
-                b.set_message(done.to_string());
-            }
-        },
-    )
-    .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
-    let reports: Vec<FileReport> = match agent {
-        Some(a) => reports
-            .into_iter()
-            .filter(|r| r.agent == a || r.error.is_some())
-            .collect(),
-        None => reports,
-    };
-    let elapsed = started.elapsed();
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-
     if walked.files.is_empty() && walked.skipped_by_date == 0 {
         // A table of zeros would read as "you never audit".
         let under: Vec<String> =
@@ -229,6 +204,9 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             }
         }
         if walked.errors.is_empty() {
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
             return Ok(ExitCode::SUCCESS);
         }
     }
@@ -242,25 +220,42 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         io::stdout().lock(),
         choice,
     ));
-    let written = match args.format {
-        Format::Table => write_table(
-            &mut out, &reports, &walked, elapsed, threads, &args.tz,
-        )
-        .and_then(|()| write_range(&mut out, since, until, &args.tz)),
-        Format::Jsonl => write_jsonl(&mut out, &reports, args.all_turns),
-        Format::Csv => write_csv(&mut out, &reports, args.all_turns),
-        Format::Html => {
-            let bytes: u64 = reports.iter().map(|r| r.bytes).sum();
-            let scanned = format!(
-                "{} files, {}, scanned in {:.1} s on {}",
-                reports.len(),
-                human_bytes(bytes),
-                elapsed.as_secs_f64(),
-                jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M UTC")
-            );
-            super::html::write(&mut out, &reports, &scanned, &args.tz)
-        }
-    };
+    let mut sink = Sink::new(args, &mut out);
+    let mut tally = Tally::default();
+    let started = Instant::now();
+    let files_done = AtomicU64::new(0);
+    archive::scan_files_each(
+        &walked.files,
+        &gates,
+        &options,
+        threads,
+        &|len| {
+            let done = files_done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(b) = &bar {
+                b.inc(len);
+                b.set_message(done.to_string());
+            }
+        },
+        &mut |report| {
+            if agent.is_some_and(|a| report.agent != a)
+                && report.error.is_none()
+            {
+                return;
+            }
+            tally.add(&report);
+            sink.add(report);
+        },
+    )
+    .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+    let elapsed = started.elapsed();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let written = sink.finish(&tally, &walked, elapsed, threads);
+    let written = written.and_then(|()| match args.format {
+        Format::Table => write_range(&mut out, since, until, &args.tz),
+        _ => Ok(()),
+    });
     match written.and_then(|()| out.flush()) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
@@ -268,16 +263,14 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     }
     if args.format != Format::Table {
         // The summary's problems still matter when stdout is data.
-        let unreadable = reports.iter().filter(|r| r.error.is_some()).count()
-            + walked.errors.len();
+        let unreadable = tally.unreadable.len() + walked.errors.len();
         if unreadable > 0 {
             eprintln!(
                 "stopgate: {unreadable} files or entries could not be read"
             );
         }
     }
-    let any =
-        reports.iter().flat_map(|r| &r.turns).any(|t| !t.findings.is_empty());
+    let any = tally.findings > 0;
     Ok(if args.fail_on_findings && any {
         ExitCode::from(1)
     } else {
@@ -384,19 +377,195 @@ impl Row<'_> {
     }
 }
 
-fn rows(reports: &[FileReport], all: bool) -> impl Iterator<Item = Row<'_>> {
-    reports
+/// The rows of one file: every turn with `--all-turns`, else the turns
+/// with findings.
+fn rows(report: &FileReport, all: bool) -> impl Iterator<Item = Row<'_>> {
+    report
+        .turns
         .iter()
-        .flat_map(|r| r.turns.iter().map(move |t| Row { report: r, turn: t }))
+        .map(move |t| Row { report, turn: t })
         .filter(move |row| all || !row.turn.findings.is_empty())
+}
+
+/// Where a scan's reports go, one file at a time, in the files' order:
+/// rows straight out for JSONL and CSV; counts for the table; counts and
+/// the turns with findings for the HTML report. No sink keeps every turn,
+/// so a scan's memory does not grow with the archive.
+enum Sink<'w, W: Write> {
+    Jsonl { out: &'w mut W, all: bool, error: Option<io::Error> },
+    Csv { w: csv::Writer<&'w mut W>, all: bool, error: Option<io::Error> },
+    Table { out: &'w mut W, summary: SummaryBuilder },
+    Html { out: &'w mut W, summary: SummaryBuilder, flagged: Vec<Flagged> },
+}
+
+impl<'w, W: Write> Sink<'w, W> {
+    fn new(args: &Args, out: &'w mut W) -> Sink<'w, W> {
+        let all = args.all_turns;
+        match args.format {
+            Format::Jsonl => Sink::Jsonl { out, all, error: None },
+            Format::Csv => {
+                let mut w = csv::Writer::from_writer(out);
+                let error =
+                    w.write_record(CSV_COLUMNS).err().map(io::Error::from);
+                Sink::Csv { w, all, error }
+            }
+            Format::Table => {
+                Sink::Table { out, summary: SummaryBuilder::new(&args.tz) }
+            }
+            Format::Html => Sink::Html {
+                out,
+                summary: SummaryBuilder::new(&args.tz),
+                flagged: vec![],
+            },
+        }
+    }
+
+    /// Take one file's report. A write error is kept for
+    /// [`Sink::finish`], and nothing more is written after it.
+    fn add(&mut self, report: FileReport) {
+        match self {
+            Sink::Jsonl { out, all, error: error @ None } => {
+                *error = write_jsonl(&mut **out, &report, *all).err();
+            }
+            Sink::Csv { w, all, error: error @ None } => {
+                *error = write_csv(w, &report, *all).err();
+            }
+            Sink::Jsonl { .. } | Sink::Csv { .. } => {}
+            Sink::Table { summary, .. } => summary.add(&report),
+            Sink::Html { summary, flagged, .. } => {
+                summary.add(&report);
+                if let Some(f) = Flagged::of(report) {
+                    flagged.push(f);
+                }
+            }
+        }
+    }
+
+    /// Write what comes after the last file: the table, or the HTML page.
+    fn finish(
+        self,
+        tally: &Tally,
+        walked: &archive::Walked,
+        elapsed: Duration,
+        threads: usize,
+    ) -> io::Result<()> {
+        match self {
+            Sink::Jsonl { error, .. } => error.map_or(Ok(()), Err),
+            Sink::Csv { mut w, error, .. } => match error {
+                Some(e) => Err(e),
+                None => w.flush(),
+            },
+            Sink::Table { out, summary } => write_table(
+                out,
+                tally,
+                &summary.finish(),
+                walked,
+                elapsed,
+                threads,
+            ),
+            Sink::Html { out, summary, flagged } => {
+                let scanned = format!(
+                    "{} files, {}, scanned in {:.1} s on {}",
+                    tally.files,
+                    human_bytes(tally.bytes),
+                    elapsed.as_secs_f64(),
+                    jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M UTC")
+                );
+                super::html::write(out, &summary.finish(), &flagged, &scanned)
+            }
+        }
+    }
+}
+
+/// What the table says besides the summary's counts, tallied one file at
+/// a time.
+#[derive(Debug, Default)]
+struct Tally {
+    files: usize,
+    subagent_files: usize,
+    bytes: u64,
+    corrupt: u64,
+    too_long: u64,
+    /// Files that could not be read, with why.
+    unreadable: Vec<String>,
+    turns: usize,
+    change_turns: usize,
+    /// Change turns by their `audit` column.
+    audits: BTreeMap<String, usize>,
+    hooks_ran: usize,
+    hook_blocked: usize,
+    /// Findings over every turn.
+    findings: usize,
+    /// The sessions with the most findings, most first (at most
+    /// [`WORST`]).
+    worst: Vec<Worst>,
+}
+
+/// How many of the worst sessions the table lists.
+const WORST: usize = 10;
+
+/// One of the worst sessions.
+#[derive(Debug)]
+struct Worst {
+    label: String,
+    path: PathBuf,
+    findings: usize,
+    turns: usize,
+}
+
+impl Tally {
+    fn add(&mut self, r: &FileReport) {
+        self.files += 1;
+        self.subagent_files += usize::from(r.subagent);
+        self.bytes += r.bytes;
+        self.corrupt += r.corrupt;
+        self.too_long += r.too_long;
+        if let Some(e) = &r.error {
+            self.unreadable.push(format!("{}: {e}", r.path.display()));
+        }
+        let mut findings = 0;
+        for t in &r.turns {
+            self.turns += 1;
+            if t.changed {
+                self.change_turns += 1;
+                let kind = if t.audit.starts_with("hollow:") {
+                    "hollow"
+                } else {
+                    t.audit.as_str()
+                };
+                *self.audits.entry(kind.to_string()).or_default() += 1;
+            }
+            self.hooks_ran += usize::from(!t.hooks_ran.is_empty());
+            self.hook_blocked += usize::from(t.hook_blocked);
+            findings += t.findings.len();
+        }
+        self.findings += findings;
+        if findings > 0 {
+            self.worst.push(Worst {
+                label: session_label(r),
+                path: r.path.clone(),
+                findings,
+                turns: r.turns.len(),
+            });
+            self.worst.sort_by(|a, b| {
+                b.findings.cmp(&a.findings).then(a.path.cmp(&b.path))
+            });
+            self.worst.truncate(WORST);
+        }
+    }
+
+    /// Change turns whose audit reads `kind`.
+    fn audited(&self, kind: &str) -> usize {
+        self.audits.get(kind).copied().unwrap_or(0)
+    }
 }
 
 fn write_jsonl(
     out: &mut impl Write,
-    reports: &[FileReport],
+    report: &FileReport,
     all: bool,
 ) -> io::Result<()> {
-    for row in rows(reports, all) {
+    for row in rows(report, all) {
         let t = row.turn;
         let line = JsonRow {
             key: row.key(),
@@ -473,36 +642,37 @@ struct JsonEvidence<'a> {
     excerpt: &'a str,
 }
 
-fn write_csv(
-    out: &mut impl Write,
-    reports: &[FileReport],
+/// The CSV header.
+const CSV_COLUMNS: [&str; 21] = [
+    "key",
+    "file",
+    "session_id",
+    "project",
+    "turn",
+    "kind",
+    "timestamp",
+    "entrypoint",
+    "agent",
+    "changed",
+    "audit",
+    "findings",
+    "rules",
+    "matched",
+    "line",
+    "excerpt",
+    "subagents",
+    "hooks_ran",
+    "hook_blocked",
+    "hook_blocks",
+    "blocking_hooks",
+];
+
+fn write_csv<W: Write>(
+    w: &mut csv::Writer<W>,
+    report: &FileReport,
     all: bool,
 ) -> io::Result<()> {
-    let mut w = csv::Writer::from_writer(out);
-    w.write_record([
-        "key",
-        "file",
-        "session_id",
-        "project",
-        "turn",
-        "kind",
-        "timestamp",
-        "entrypoint",
-        "agent",
-        "changed",
-        "audit",
-        "findings",
-        "rules",
-        "matched",
-        "line",
-        "excerpt",
-        "subagents",
-        "hooks_ran",
-        "hook_blocked",
-        "hook_blocks",
-        "blocking_hooks",
-    ])?;
-    for row in rows(reports, all) {
+    for row in rows(report, all) {
         // List cells are JSON arrays: shell commands hold every separator
         // a plain list could use (`;`, `|`, `,`).
         let list = |items: Vec<&str>| {
@@ -547,7 +717,7 @@ fn write_csv(
             list(strs(&row.turn.blocking_hooks)),
         ])?;
     }
-    w.flush()
+    Ok(())
 }
 
 /// The range of turns the table counts, when `--since` or `--until` set
@@ -578,34 +748,24 @@ fn write_range(
 
 fn write_table(
     out: &mut impl Write,
-    reports: &[FileReport],
+    tally: &Tally,
+    summary: &Summary,
     walked: &archive::Walked,
     elapsed: Duration,
     threads: usize,
-    tz: &jiff::tz::TimeZone,
 ) -> io::Result<()> {
-    let turns: Vec<&TurnReport> =
-        reports.iter().flat_map(|r| &r.turns).collect();
-    let change_turns = turns.iter().filter(|t| t.changed).count();
-    let bytes: u64 = reports.iter().map(|r| r.bytes).sum();
-    let corrupt: u64 = reports.iter().map(|r| r.corrupt).sum();
-    let too_long: u64 = reports.iter().map(|r| r.too_long).sum();
-    let unreadable: Vec<String> = reports
-        .iter()
-        .filter_map(|r| {
-            r.error.as_ref().map(|e| format!("{}: {e}", r.path.display()))
-        })
-        .chain(walked.errors.iter().cloned())
-        .collect();
-    let subagent_files = reports.iter().filter(|r| r.subagent).count();
+    let change_turns = tally.change_turns;
+    let bytes = tally.bytes;
+    let unreadable: Vec<&String> =
+        tally.unreadable.iter().chain(&walked.errors).collect();
     let secs = elapsed.as_secs_f64();
     writeln!(
         out,
         "scanned {} files ({} subagent), {}, {} turns ({} with file changes)",
-        reports.len(),
-        subagent_files,
+        tally.files,
+        tally.subagent_files,
         human_bytes(bytes),
-        turns.len(),
+        tally.turns,
         change_turns
     )?;
     writeln!(
@@ -628,37 +788,35 @@ fn write_table(
     }
     writeln!(
         out,
-        "corrupt lines skipped: {corrupt}; unreadable files: {}",
+        "corrupt lines skipped: {}; unreadable files: {}",
+        tally.corrupt,
         unreadable.len()
     )?;
     for u in unreadable.iter().take(10) {
         writeln!(out, "  {u}")?;
     }
-    if too_long > 0 {
+    if tally.too_long > 0 {
         writeln!(
             out,
-            "lines over the length cap skipped: {too_long} (raise --max-line-bytes to read them)"
+            "lines over the length cap skipped: {} (raise --max-line-bytes to read them)",
+            tally.too_long
         )?;
     }
     writeln!(out)?;
     // Audits by how they were written, so a team that audits in its own
     // words is not told it never audits.
-    let audit_count = |pred: &dyn Fn(&str) -> bool| {
-        turns.iter().filter(|t| t.changed && pred(&t.audit)).count()
-    };
     writeln!(
         out,
         "change turns: {change_turns}; audited by marker {}, in plain language {}, by escape hatch {}, hollow {}, unaudited {}",
-        audit_count(&|a| a == "present"),
-        audit_count(&|a| a == "plain"),
-        audit_count(&|a| a == "escape"),
-        audit_count(&|a| a.starts_with("hollow:")),
+        tally.audited("present"),
+        tally.audited("plain"),
+        tally.audited("escape"),
+        tally.audited("hollow"),
         {
-            let n = audit_count(&|a| a == "absent");
+            let n = tally.audited("absent");
             paint(if n > 0 { BAD } else { GOOD }, &n.to_string())
         },
     )?;
-    let summary = Summary::of(reports, tz);
     if let (Some(a), Some(b)) = (summary.first, summary.last) {
         writeln!(
             out,
@@ -690,13 +848,15 @@ fn write_table(
             Counts::denominator_name(f)
         )?;
     }
-    let hooks = turns.iter().filter(|t| !t.hooks_ran.is_empty()).count();
-    let blocked = turns.iter().filter(|t| t.hook_blocked).count();
     writeln!(out)?;
-    writeln!(out, "stop hooks ran after {hooks} turns and blocked {blocked}")?;
+    writeln!(
+        out,
+        "stop hooks ran after {} turns and blocked {}",
+        tally.hooks_ran, tally.hook_blocked
+    )?;
 
-    write_breakdowns(out, &summary)?;
-    write_worst(out, reports)
+    write_breakdowns(out, summary)?;
+    write_worst(out, &tally.worst)
 }
 
 /// Per project and per period: change turns, how they were audited, and
@@ -759,16 +919,7 @@ fn write_breakdowns(
 }
 
 /// The ten sessions with the most findings, labelled for people.
-fn write_worst(
-    out: &mut impl Write,
-    reports: &[FileReport],
-) -> io::Result<()> {
-    let mut worst: Vec<(&FileReport, usize)> = reports
-        .iter()
-        .map(|r| (r, r.turns.iter().map(|t| t.findings.len()).sum::<usize>()))
-        .filter(|(_, n)| *n > 0)
-        .collect();
-    worst.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.path.cmp(&b.0.path)));
+fn write_worst(out: &mut impl Write, worst: &[Worst]) -> io::Result<()> {
     if !worst.is_empty() {
         writeln!(out)?;
         writeln!(
@@ -778,12 +929,13 @@ fn write_worst(
             "findings",
             "turns"
         )?;
-        for (r, findings) in worst.into_iter().take(10) {
+        for w in worst {
             writeln!(
                 out,
-                "{:<60} {findings:>8} {:>6}",
-                clip(&session_label(r), 60),
-                r.turns.len()
+                "{:<60} {:>8} {:>6}",
+                clip(&w.label, 60),
+                w.findings,
+                w.turns
             )?;
         }
     }
