@@ -32,7 +32,7 @@ pub use self::scan::{
     report_turn, scan_file, scan_reader, Evidence, FileReport, Finding,
     ScanOptions, TurnReport,
 };
-pub use self::walk::{default_root, walk, Candidate, Walked};
+pub use self::walk::{default_root, walk, Candidate, Walk, Walked};
 
 /// How many files a batch holds per thread: enough that a batch's
 /// stragglers cost little, few enough that a batch's reports are small.
@@ -56,9 +56,15 @@ pub fn scan_files(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<FileReport>, Error> {
     let mut reports = Vec::with_capacity(files.len());
-    scan_files_each(files, gates, options, threads, progress, &mut |r| {
-        reports.push(r)
-    })?;
+    let each = &mut |r| reports.push(r);
+    scan_files_each(
+        files.iter().cloned(),
+        gates,
+        options,
+        threads,
+        progress,
+        each,
+    )?;
     Ok(reports)
 }
 
@@ -66,17 +72,18 @@ pub fn scan_files(
 /// `each`, in the order of `files`, calling `progress` with each file's
 /// size as it finishes.
 ///
-/// Files are scanned in batches of a few dozen per thread, and a batch's
-/// reports are handed out before the next batch starts: a scan of 100,000
-/// sessions holds one batch of reports, never all of them, and its output
-/// is the same on every thread count.
+/// Files are taken from `files` (a [`Walk`], say) in batches of a few
+/// dozen per thread, and a batch's reports are handed out before the next
+/// batch is taken: a scan of 100,000 sessions holds one batch of files and
+/// reports, never all of them, and its output is the same on every thread
+/// count.
 ///
 /// # Errors
 ///
 /// An error of kind [`ThreadPool`](crate::ErrorKind::ThreadPool) when the
 /// thread pool cannot be built.
-pub fn scan_files_each(
-    files: &[Candidate],
+pub fn scan_files_each<I: IntoIterator<Item = Candidate>>(
+    files: I,
     gates: &Gates,
     options: &ScanOptions,
     threads: usize,
@@ -88,7 +95,13 @@ pub fn scan_files_each(
         .num_threads(threads)
         .build()
         .map_err(|e| Error::thread_pool(&e))?;
-    for batch in files.chunks(threads.saturating_mul(BATCH_PER_THREAD)) {
+    let mut files = files.into_iter();
+    let batch_len = threads.saturating_mul(BATCH_PER_THREAD);
+    loop {
+        let batch: Vec<Candidate> = files.by_ref().take(batch_len).collect();
+        if batch.is_empty() {
+            return Ok(());
+        }
         let reports: Vec<FileReport> = pool.install(|| {
             batch
                 .par_iter()
@@ -101,5 +114,4 @@ pub fn scan_files_each(
         });
         reports.into_iter().for_each(&mut *each);
     }
-    Ok(())
 }

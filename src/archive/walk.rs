@@ -15,7 +15,7 @@ pub struct Candidate {
     pub len: u64,
 }
 
-/// What walking the paths found.
+/// What walking the paths found: see [`walk`].
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct Walked {
@@ -27,12 +27,7 @@ pub struct Walked {
     pub errors: Vec<String>,
 }
 
-/// List the `*.jsonl` files under `paths` (subagent files under
-/// `<session>/subagents/` included); a path that is a regular file is
-/// taken as it is, and one that is a FIFO, a device or a socket is skipped
-/// with an error in [`Walked::errors`]. Files last modified before
-/// `modified_since` are left out without being opened. Directory symlinks
-/// are not followed.
+/// List the `*.jsonl` files under `paths`: [`Walk`], collected.
 ///
 /// # Errors
 ///
@@ -42,62 +37,147 @@ pub fn walk(
     paths: &[PathBuf],
     modified_since: Option<SystemTime>,
 ) -> Result<Walked, Error> {
-    let mut out = Walked::default();
-    for root in paths {
-        if std::fs::symlink_metadata(root).is_err() {
-            return Err(Error::missing_path(root));
+    let mut walk = Walk::new(paths, modified_since)?;
+    let files = walk.by_ref().collect();
+    Ok(Walked {
+        files,
+        skipped_by_date: walk.skipped_by_date,
+        errors: walk.errors,
+    })
+}
+
+/// The `*.jsonl` files under some paths (subagent files under
+/// `<session>/subagents/` included), one at a time, in path order, so that
+/// a scan of 100,000 sessions never lists them all.
+///
+/// A path that is a regular file is taken as it is, and one that is a
+/// FIFO, a device or a socket is skipped with an error in
+/// [`Walk::errors`]. Files last modified before `modified_since` are left
+/// out without being opened. Directory symlinks are not followed. A path
+/// inside another path given is walked once.
+#[derive(Debug)]
+pub struct Walk {
+    roots: std::vec::IntoIter<PathBuf>,
+    entries: Option<walkdir::IntoIter>,
+    modified_since: Option<SystemTime>,
+    skipped_by_date: usize,
+    errors: Vec<String>,
+}
+
+impl Walk {
+    /// A walk of `paths`.
+    ///
+    /// # Errors
+    ///
+    /// An error of kind [`MissingPath`](crate::ErrorKind::MissingPath) when
+    /// a path does not exist: a scan of nothing would mislead.
+    pub fn new(
+        paths: &[PathBuf],
+        modified_since: Option<SystemTime>,
+    ) -> Result<Walk, Error> {
+        if let Some(missing) =
+            paths.iter().find(|p| std::fs::symlink_metadata(p).is_err())
+        {
+            return Err(Error::missing_path(missing));
         }
-        for entry in walkdir::WalkDir::new(root).follow_root_links(true) {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    out.errors.push(e.to_string());
-                    continue;
-                }
-            };
-            // A path named on the command line is taken as it is; under a
-            // directory, only `*.jsonl` files.
-            let ft = entry.file_type();
-            let wanted = if entry.depth() == 0 {
-                // A FIFO would hang the scan, `/dev/zero` would never end.
-                if !ft.is_dir() && !ft.is_file() {
-                    out.errors.push(format!(
-                        "{}: not a regular file, skipped",
-                        entry.path().display()
-                    ));
-                }
-                ft.is_file()
-            } else {
-                ft.is_file()
-                    && entry.path().extension().is_some_and(|e| e == "jsonl")
-            };
-            if !wanted {
+        // Roots in path order, each walked in name order, give every file
+        // in path order. A root inside another is walked with it.
+        let mut roots = paths.to_vec();
+        roots.sort();
+        roots.dedup();
+        let nested = |r: &PathBuf, roots: &[PathBuf]| {
+            roots.iter().any(|o| o != r && r.starts_with(o) && o.is_dir())
+                && (r.is_dir() || r.extension().is_some_and(|e| e == "jsonl"))
+        };
+        let keep: Vec<PathBuf> =
+            roots.iter().filter(|r| !nested(r, &roots)).cloned().collect();
+        Ok(Walk {
+            roots: keep.into_iter(),
+            entries: None,
+            modified_since,
+            skipped_by_date: 0,
+            errors: vec![],
+        })
+    }
+
+    /// Files left out so far because they were last modified before
+    /// `modified_since`.
+    pub fn skipped_by_date(&self) -> usize {
+        self.skipped_by_date
+    }
+
+    /// Entries that could not be read so far (permissions, races), with
+    /// why.
+    pub fn errors(&self) -> &[String] {
+        &self.errors
+    }
+
+    /// The candidate an entry stands for, if it is one.
+    fn candidate(&mut self, entry: walkdir::DirEntry) -> Option<Candidate> {
+        // A path named on the command line is taken as it is; under a
+        // directory, only `*.jsonl` files.
+        let ft = entry.file_type();
+        let wanted = if entry.depth() == 0 {
+            // A FIFO would hang the scan, `/dev/zero` would never end.
+            if !ft.is_dir() && !ft.is_file() {
+                self.errors.push(format!(
+                    "{}: not a regular file, skipped",
+                    entry.path().display()
+                ));
+            }
+            ft.is_file()
+        } else {
+            ft.is_file()
+                && entry.path().extension().is_some_and(|e| e == "jsonl")
+        };
+        if !wanted {
+            return None;
+        }
+        let meta = match entry.metadata() {
+            Ok(m) => m,
+            Err(e) => {
+                self.errors.push(format!("{}: {e}", entry.path().display()));
+                return None;
+            }
+        };
+        if let (Some(since), Ok(mtime)) =
+            (self.modified_since, meta.modified())
+        {
+            if mtime < since {
+                self.skipped_by_date += 1;
+                return None;
+            }
+        }
+        Some(Candidate { path: entry.into_path(), len: meta.len() })
+    }
+}
+
+impl Iterator for Walk {
+    type Item = Candidate;
+
+    fn next(&mut self) -> Option<Candidate> {
+        loop {
+            let Some(entries) = self.entries.as_mut() else {
+                let root = self.roots.next()?;
+                self.entries = Some(
+                    walkdir::WalkDir::new(root)
+                        .follow_root_links(true)
+                        .sort_by_file_name()
+                        .into_iter(),
+                );
                 continue;
-            }
-            let meta = match entry.metadata() {
-                Ok(m) => m,
-                Err(e) => {
-                    out.errors
-                        .push(format!("{}: {e}", entry.path().display()));
-                    continue;
-                }
             };
-            if let (Some(since), Ok(mtime)) = (modified_since, meta.modified())
-            {
-                if mtime < since {
-                    out.skipped_by_date += 1;
-                    continue;
+            match entries.next() {
+                None => self.entries = None,
+                Some(Err(e)) => self.errors.push(e.to_string()),
+                Some(Ok(entry)) => {
+                    if let Some(c) = self.candidate(entry) {
+                        return Some(c);
+                    }
                 }
             }
-            out.files.push(Candidate {
-                path: entry.path().to_path_buf(),
-                len: meta.len(),
-            });
         }
     }
-    out.files.sort_by(|a, b| a.path.cmp(&b.path));
-    out.files.dedup_by(|a, b| a.path == b.path);
-    Ok(out)
 }
 
 /// The default archive: `$CLAUDE_CONFIG_DIR/projects`, else

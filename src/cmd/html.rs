@@ -68,11 +68,13 @@ const SCRIPT: &str = "
 })();
 ";
 
-/// Write the report: the counts of `s`, and every finding of `flagged`.
+/// Write the report: the counts of `s`, then the findings table with
+/// `rows`, the rows [`finding_rows`] wrote as the scan went (kept out of
+/// memory by the caller, since there is one per finding).
 pub fn write(
     out: &mut impl Write,
     s: &Summary,
-    flagged: &[Flagged],
+    rows: &mut impl io::Read,
     scanned: &str,
 ) -> io::Result<()> {
     let mut h = String::new();
@@ -100,9 +102,13 @@ pub fn write(
     summary_section(&mut h, &s.all);
     project_section(&mut h, s);
     period_section(&mut h, s);
-    findings_section(&mut h, flagged);
-    let _ = write!(h, "<script>{SCRIPT}</script>\n</body></html>\n");
-    out.write_all(h.as_bytes())
+    h.push_str(FINDINGS_HEAD);
+    out.write_all(h.as_bytes())?;
+    io::copy(rows, out)?;
+    write!(
+        out,
+        "</tbody></table>\n<script>{SCRIPT}</script>\n</body></html>\n"
+    )
 }
 
 fn summary_section(h: &mut String, c: &Counts) {
@@ -260,13 +266,15 @@ fn period_section(h: &mut String, s: &Summary) {
     h.push_str("</tbody></table>\n");
 }
 
-fn findings_section(h: &mut String, flagged: &[Flagged]) {
-    h.push_str(
-        "<h2>Findings</h2>\n<table class=\"sortable\" id=\"findings\" data-initial-sort=\"1\">\
-         <thead><tr><th>session</th><th>date</th><th class=\"n\">turn</th><th>finding</th>\
-         <th>evidence</th></tr></thead><tbody>\n",
-    );
-    for Flagged { label, report: r } in flagged {
+/// The findings table's head; its rows come from [`finding_rows`].
+const FINDINGS_HEAD: &str = "<h2>Findings</h2>\n<table class=\"sortable\" id=\"findings\" data-initial-sort=\"1\">\
+     <thead><tr><th>session</th><th>date</th><th class=\"n\">turn</th><th>finding</th>\
+     <th>evidence</th></tr></thead><tbody>\n";
+
+/// The findings table's rows for one file, with their evidence.
+pub fn finding_rows(h: &mut String, flagged: &Flagged) {
+    let Flagged { label, report: r } = flagged;
+    {
         for t in &r.turns {
             for e in &t.findings {
                 let date = t.timestamp.as_deref().unwrap_or("");
@@ -296,7 +304,6 @@ fn findings_section(h: &mut String, flagged: &[Flagged]) {
             }
         }
     }
-    h.push_str("</tbody></table>\n");
 }
 
 #[cfg(test)]

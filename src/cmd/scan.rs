@@ -1,7 +1,7 @@
 //! `stopgate scan [PATH...]`: findings across transcript archives.
 
 use std::collections::BTreeMap;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal, Seek, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -170,9 +170,8 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         .map(std::time::SystemTime::try_from)
         .transpose()
         .map_err(|e| format!("--since: {e}"))?;
-    let walked =
-        archive::walk(&paths, since_mtime).map_err(|e| e.to_string())?;
-    let total_bytes: u64 = walked.files.iter().map(|f| f.len).sum();
+    let mut walk =
+        archive::Walk::new(&paths, since_mtime).map_err(|e| e.to_string())?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let max_threads = cores.saturating_mul(4);
     let threads = match args.threads {
@@ -185,31 +184,18 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         Some(n) => n.max(1),
         None => cores,
     };
-    let bar = progress_bar(args, walked.files.len() as u64, total_bytes);
+    // The bar's totals take a walk of their own: the scan's walk hands out
+    // files as it finds them, and never lists them all.
+    let bar = progress_bar(args, || {
+        let walk = archive::Walk::new(&paths, since_mtime).ok()?;
+        Some(walk.fold((0, 0), |(n, bytes), c| (n + 1, bytes + c.len)))
+    });
     let mut options = ScanOptions::default();
     options.chunk_size = args.chunk_size;
     options.since = since;
     options.until = until;
     options.skip_entrypoints = config.skip_entrypoints.clone();
     options.max_line = args.max_line_bytes;
-    if walked.files.is_empty() && walked.skipped_by_date == 0 {
-        // A table of zeros would read as "you never audit".
-        let under: Vec<String> =
-            paths.iter().map(|p| p.display().to_string()).collect();
-        let msg = format!("no transcripts found under {}", under.join(", "));
-        match args.format {
-            Format::Table => println!("{msg}"),
-            Format::Jsonl | Format::Csv | Format::Html => {
-                eprintln!("stopgate: {msg}")
-            }
-        }
-        if walked.errors.is_empty() {
-            if let Some(b) = bar {
-                b.finish_and_clear();
-            }
-            return Ok(ExitCode::SUCCESS);
-        }
-    }
     // Only the table has colours; the stream strips them when they are not
     // wanted (a pipe, NO_COLOR, --color never).
     let choice = match args.format {
@@ -222,10 +208,11 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     ));
     let mut sink = Sink::new(args, &mut out);
     let mut tally = Tally::default();
+    let mut found = 0usize;
     let started = Instant::now();
     let files_done = AtomicU64::new(0);
     archive::scan_files_each(
-        &walked.files,
+        walk.by_ref(),
         &gates,
         &options,
         threads,
@@ -237,6 +224,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             }
         },
         &mut |report| {
+            found += 1;
             if agent.is_some_and(|a| report.agent != a)
                 && report.error.is_none()
             {
@@ -251,6 +239,25 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    if found == 0 && walk.skipped_by_date() == 0 {
+        // A table of zeros would read as "you never audit".
+        let under: Vec<String> =
+            paths.iter().map(|p| p.display().to_string()).collect();
+        let msg = format!("no transcripts found under {}", under.join(", "));
+        match args.format {
+            Format::Table => println!("{msg}"),
+            Format::Jsonl | Format::Csv | Format::Html => {
+                eprintln!("stopgate: {msg}")
+            }
+        }
+        if walk.errors().is_empty() {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    let walked = Walked {
+        skipped_by_date: walk.skipped_by_date(),
+        errors: walk.errors(),
+    };
     let written = sink.finish(&tally, &walked, elapsed, threads);
     let written = written.and_then(|()| match args.format {
         Format::Table => write_range(&mut out, since, until, &args.tz),
@@ -317,12 +324,12 @@ fn default_roots(only: Option<AgentFormat>) -> Result<Vec<PathBuf>, String> {
 
 fn progress_bar(
     args: &Args,
-    files: u64,
-    bytes: u64,
+    totals: impl FnOnce() -> Option<(u64, u64)>,
 ) -> Option<indicatif::ProgressBar> {
     if args.no_progress || !io::stderr().is_terminal() {
         return None;
     }
+    let (files, bytes) = totals()?;
     // Drawn only once set up, so the first frame is a whole one.
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(bytes),
@@ -392,10 +399,30 @@ fn rows(report: &FileReport, all: bool) -> impl Iterator<Item = Row<'_>> {
 /// the turns with findings for the HTML report. No sink keeps every turn,
 /// so a scan's memory does not grow with the archive.
 enum Sink<'w, W: Write> {
-    Jsonl { out: &'w mut W, all: bool, error: Option<io::Error> },
-    Csv { w: csv::Writer<&'w mut W>, all: bool, error: Option<io::Error> },
-    Table { out: &'w mut W, summary: SummaryBuilder },
-    Html { out: &'w mut W, summary: SummaryBuilder, flagged: Vec<Flagged> },
+    Jsonl {
+        out: &'w mut W,
+        all: bool,
+        error: Option<io::Error>,
+    },
+    Csv {
+        w: csv::Writer<&'w mut W>,
+        all: bool,
+        /// Whether the header is out: it goes out with the first row, or
+        /// at the end, so that a scan that finds nothing writes nothing.
+        header: bool,
+        error: Option<io::Error>,
+    },
+    Table {
+        out: &'w mut W,
+        summary: SummaryBuilder,
+    },
+    Html {
+        out: &'w mut W,
+        summary: SummaryBuilder,
+        /// The findings table's rows, in memory up to a MiB, then on disk.
+        rows: tempfile::SpooledTempFile,
+        error: Option<io::Error>,
+    },
 }
 
 impl<'w, W: Write> Sink<'w, W> {
@@ -403,19 +430,20 @@ impl<'w, W: Write> Sink<'w, W> {
         let all = args.all_turns;
         match args.format {
             Format::Jsonl => Sink::Jsonl { out, all, error: None },
-            Format::Csv => {
-                let mut w = csv::Writer::from_writer(out);
-                let error =
-                    w.write_record(CSV_COLUMNS).err().map(io::Error::from);
-                Sink::Csv { w, all, error }
-            }
+            Format::Csv => Sink::Csv {
+                w: csv::Writer::from_writer(out),
+                all,
+                header: false,
+                error: None,
+            },
             Format::Table => {
                 Sink::Table { out, summary: SummaryBuilder::new(&args.tz) }
             }
             Format::Html => Sink::Html {
                 out,
                 summary: SummaryBuilder::new(&args.tz),
-                flagged: vec![],
+                rows: tempfile::spooled_tempfile(HTML_ROWS_IN_MEMORY),
+                error: None,
             },
         }
     }
@@ -427,15 +455,17 @@ impl<'w, W: Write> Sink<'w, W> {
             Sink::Jsonl { out, all, error: error @ None } => {
                 *error = write_jsonl(&mut **out, &report, *all).err();
             }
-            Sink::Csv { w, all, error: error @ None } => {
-                *error = write_csv(w, &report, *all).err();
+            Sink::Csv { w, all, header, error: error @ None } => {
+                *error = write_csv(w, header, &report, *all).err();
             }
             Sink::Jsonl { .. } | Sink::Csv { .. } => {}
             Sink::Table { summary, .. } => summary.add(&report),
-            Sink::Html { summary, flagged, .. } => {
+            Sink::Html { summary, rows, error, .. } => {
                 summary.add(&report);
-                if let Some(f) = Flagged::of(report) {
-                    flagged.push(f);
+                if let (Some(f), None) = (Flagged::of(report), &error) {
+                    let mut h = String::new();
+                    super::html::finding_rows(&mut h, &f);
+                    *error = rows.write_all(h.as_bytes()).err();
                 }
             }
         }
@@ -445,15 +475,18 @@ impl<'w, W: Write> Sink<'w, W> {
     fn finish(
         self,
         tally: &Tally,
-        walked: &archive::Walked,
+        walked: &Walked<'_>,
         elapsed: Duration,
         threads: usize,
     ) -> io::Result<()> {
         match self {
             Sink::Jsonl { error, .. } => error.map_or(Ok(()), Err),
-            Sink::Csv { mut w, error, .. } => match error {
+            Sink::Csv { mut w, mut header, error, .. } => match error {
                 Some(e) => Err(e),
-                None => w.flush(),
+                None => {
+                    write_csv_header(&mut w, &mut header)?;
+                    w.flush()
+                }
             },
             Sink::Table { out, summary } => write_table(
                 out,
@@ -463,7 +496,11 @@ impl<'w, W: Write> Sink<'w, W> {
                 elapsed,
                 threads,
             ),
-            Sink::Html { out, summary, flagged } => {
+            Sink::Html { out, summary, mut rows, error } => {
+                if let Some(e) = error {
+                    return Err(e);
+                }
+                rows.seek(io::SeekFrom::Start(0))?;
                 let scanned = format!(
                     "{} files, {}, scanned in {:.1} s on {}",
                     tally.files,
@@ -471,10 +508,21 @@ impl<'w, W: Write> Sink<'w, W> {
                     elapsed.as_secs_f64(),
                     jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M UTC")
                 );
-                super::html::write(out, &summary.finish(), &flagged, &scanned)
+                super::html::write(out, &summary.finish(), &mut rows, &scanned)
             }
         }
     }
+}
+
+/// How much of the HTML report's findings rows stay in memory before they
+/// go to a temporary file.
+const HTML_ROWS_IN_MEMORY: usize = 1 << 20;
+
+/// What the walk left out, for the table: files too old for `--since`,
+/// and entries that could not be read.
+struct Walked<'a> {
+    skipped_by_date: usize,
+    errors: &'a [String],
 }
 
 /// What the table says besides the summary's counts, tallied one file at
@@ -667,11 +715,25 @@ const CSV_COLUMNS: [&str; 21] = [
     "blocking_hooks",
 ];
 
+/// The header, unless it is out already.
+fn write_csv_header<W: Write>(
+    w: &mut csv::Writer<W>,
+    header: &mut bool,
+) -> io::Result<()> {
+    if !*header {
+        w.write_record(CSV_COLUMNS)?;
+        *header = true;
+    }
+    Ok(())
+}
+
 fn write_csv<W: Write>(
     w: &mut csv::Writer<W>,
+    header: &mut bool,
     report: &FileReport,
     all: bool,
 ) -> io::Result<()> {
+    write_csv_header(w, header)?;
     for row in rows(report, all) {
         // List cells are JSON arrays: shell commands hold every separator
         // a plain list could use (`;`, `|`, `,`).
@@ -750,14 +812,14 @@ fn write_table(
     out: &mut impl Write,
     tally: &Tally,
     summary: &Summary,
-    walked: &archive::Walked,
+    walked: &Walked<'_>,
     elapsed: Duration,
     threads: usize,
 ) -> io::Result<()> {
     let change_turns = tally.change_turns;
     let bytes = tally.bytes;
     let unreadable: Vec<&String> =
-        tally.unreadable.iter().chain(&walked.errors).collect();
+        tally.unreadable.iter().chain(walked.errors).collect();
     let secs = elapsed.as_secs_f64();
     writeln!(
         out,
