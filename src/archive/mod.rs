@@ -82,36 +82,125 @@ pub fn scan_files(
 ///
 /// An error of kind [`ThreadPool`](crate::ErrorKind::ThreadPool) when the
 /// thread pool cannot be built.
-pub fn scan_files_each<I: IntoIterator<Item = Candidate>>(
+pub fn scan_files_each<I>(
     files: I,
     gates: &Gates,
     options: &ScanOptions,
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
     each: &mut dyn FnMut(FileReport),
-) -> Result<(), Error> {
+) -> Result<(), Error>
+where
+    I: IntoIterator<Item = Candidate>,
+    I::IntoIter: Send,
+{
     let threads = threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| Error::thread_pool(&e))?;
-    let mut files = files.into_iter();
     let batch_len = threads.saturating_mul(BATCH_PER_THREAD);
-    loop {
-        let batch: Vec<Candidate> = files.by_ref().take(batch_len).collect();
-        if batch.is_empty() {
-            return Ok(());
-        }
-        let reports: Vec<FileReport> = pool.install(|| {
-            batch
-                .par_iter()
-                .map(|c| {
-                    let report = scan_file(&c.path, gates, options);
-                    progress(c.len);
-                    report
-                })
-                .collect()
+    // One batch is handed out while the next is scanned: the pool does not
+    // wait for the caller's writing, and at most three batches are held.
+    let (done, ready) = std::sync::mpsc::sync_channel::<Vec<FileReport>>(1);
+    std::thread::scope(|scope| {
+        let mut files = files.into_iter();
+        scope.spawn(move || loop {
+            let batch: Vec<Candidate> =
+                files.by_ref().take(batch_len).collect();
+            if batch.is_empty() {
+                return;
+            }
+            let reports = pool.install(|| {
+                batch
+                    .par_iter()
+                    .map(|c| {
+                        let report = scan_file(&c.path, gates, options);
+                        progress(c.len);
+                        report
+                    })
+                    .collect()
+            });
+            if done.send(reports).is_err() {
+                return;
+            }
         });
-        reports.into_iter().for_each(&mut *each);
+        for reports in ready {
+            reports.into_iter().for_each(&mut *each);
+        }
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::config::Config;
+
+    /// 300 small sessions in three folders, named so that name order and
+    /// creation order differ.
+    fn archive() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/transcripts/turn_kinds.jsonl");
+        let text = std::fs::read_to_string(fixture).unwrap();
+        for i in (0..300).rev() {
+            let sub = dir.path().join(["b", "a", "c"][i % 3]);
+            std::fs::create_dir_all(&sub).unwrap();
+            let name = sub.join(format!("s{:03}.jsonl", (i * 7) % 300));
+            std::fs::write(name, &text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn reports_come_in_path_order_across_batches() {
+        let dir = archive();
+        let roots = vec![dir.path().to_path_buf()];
+        let gates = Gates::new_for_bulk(&Config::default()).unwrap();
+        let options = ScanOptions::default();
+        let mut listed: Vec<PathBuf> = walkdir::WalkDir::new(dir.path())
+            .into_iter()
+            .map(|e| e.unwrap().into_path())
+            .filter(|p| p.is_file())
+            .collect();
+        listed.sort();
+        // Two threads: batches of 128, so three batches.
+        let mut got = vec![];
+        let walk = Walk::new(&roots, None).unwrap();
+        scan_files_each(walk, &gates, &options, 2, &|_| {}, &mut |r| {
+            got.push(r)
+        })
+        .unwrap();
+        let paths: Vec<&PathBuf> = got.iter().map(|r| &r.path).collect();
+        assert_eq!(paths, listed.iter().collect::<Vec<_>>());
+        let one_by_one: Vec<FileReport> =
+            listed.iter().map(|p| scan_file(p, &gates, &options)).collect();
+        assert_eq!(got, one_by_one);
+    }
+
+    #[test]
+    fn roots_are_walked_in_order_and_once() {
+        let dir = archive();
+        let a = dir.path().join("a");
+        let whole = dir.path().to_path_buf();
+        let file = std::fs::read_dir(dir.path().join("c"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        // Out of order, repeated, nested: every file once, in path order.
+        let roots = vec![file.clone(), a.clone(), whole.clone(), a];
+        let walked = walk(&roots, None).unwrap();
+        let paths: Vec<PathBuf> =
+            walked.files.into_iter().map(|c| c.path).collect();
+        let mut want = paths.clone();
+        want.sort();
+        want.dedup();
+        assert_eq!(paths, want);
+        assert_eq!(paths.len(), 300);
     }
 }
