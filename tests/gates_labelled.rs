@@ -279,15 +279,13 @@ fn labelled_precision_and_recall() {
 }
 
 /// Texts built to make the gates quadratic: thousands of markers in one
-/// sentence, thousands of proximity halves. They must stay fast.
+/// sentence, thousands of proximity halves. They must stay linear: four
+/// times the text may cost at most ten times the time (a quadratic cost
+/// would be sixteen). A ratio, not a bound in seconds, so that it holds in
+/// an unoptimised test build and on a slow machine alike.
 #[test]
 fn adversarial_texts_stay_linear() {
     let gates = Gates::new(&Config::default()).unwrap();
-    let texts = [
-        "監査 ".repeat(200_000),
-        "which which ".repeat(100_000) + "you prefer",
-        "audit: ok ".repeat(100_000),
-    ];
     let tools: Vec<stopgate::ToolCall> = (0..3)
         .map(|_| {
             stopgate::ToolCall::new(
@@ -299,19 +297,26 @@ fn adversarial_texts_stay_linear() {
             )
         })
         .collect();
-    for text in &texts {
-        let started = std::time::Instant::now();
+    let judge = |text: &str| {
         let facts = Facts::new(text)
             .with_prompt(Some("That's wrong."))
             .with_tool_uses(&tools)
             .with_changed(true);
+        let started = std::time::Instant::now();
         let _ = gates.evaluate(&facts, &SessionView::default());
         let _ = gates.findings(&facts);
-        let took = started.elapsed();
+        started.elapsed()
+    };
+    let families: [(&str, &str); 3] =
+        [("監査 ", ""), ("which which ", "you prefer"), ("audit: ok ", "")];
+    for (unit, end) in families {
+        let text = |n: usize| unit.repeat(n) + end;
+        // The fastest of three runs of each size, against noise.
+        let best = |n: usize| (0..3).map(|_| judge(&text(n))).min().unwrap();
+        let (small, large) = (best(12_500), best(50_000));
         assert!(
-            took < std::time::Duration::from_secs(5),
-            "{} bytes took {took:?}",
-            text.len()
+            large < small * 10 + std::time::Duration::from_millis(20),
+            "{unit:?}: 4x the text took {large:?} against {small:?}"
         );
     }
 }
