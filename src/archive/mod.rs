@@ -203,4 +203,24 @@ mod tests {
         assert_eq!(paths, want);
         assert_eq!(paths.len(), 300);
     }
+
+    #[test]
+    fn a_root_reached_through_a_link_inside_another_is_walked() {
+        let dir = archive();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let text = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/transcripts/turn_kinds.jsonl"),
+        )
+        .unwrap();
+        std::fs::write(elsewhere.path().join("x.jsonl"), text).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(elsewhere.path(), &link).unwrap();
+        // The walk of the whole folder does not follow `link`; naming it
+        // walks it.
+        let roots = vec![dir.path().to_path_buf(), link.clone()];
+        let walked = walk(&roots, None).unwrap();
+        assert_eq!(walked.files.len(), 301);
+        assert!(walked.files.iter().any(|c| c.path == link.join("x.jsonl")));
+    }
 }

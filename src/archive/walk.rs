@@ -85,12 +85,16 @@ impl Walk {
         let mut roots = paths.to_vec();
         roots.sort();
         roots.dedup();
-        let nested = |r: &PathBuf, roots: &[PathBuf]| {
-            roots.iter().any(|o| o != r && r.starts_with(o) && o.is_dir())
-                && (r.is_dir() || r.extension().is_some_and(|e| e == "jsonl"))
+        let wanted = |r: &Path| {
+            r.is_dir() || r.extension().is_some_and(|e| e == "jsonl")
         };
-        let keep: Vec<PathBuf> =
-            roots.iter().filter(|r| !nested(r, &roots)).cloned().collect();
+        let keep: Vec<PathBuf> = roots
+            .iter()
+            .filter(|r| {
+                !(wanted(r) && roots.iter().any(|o| walked_within(r, o)))
+            })
+            .cloned()
+            .collect();
         Ok(Walk {
             roots: keep.into_iter(),
             entries: None,
@@ -150,6 +154,17 @@ impl Walk {
         }
         Some(Candidate { path: entry.into_path(), len: meta.len() })
     }
+}
+
+/// Whether the walk of `outer` visits `inner`: it lies below it, and no
+/// folder on the way is a symlink, since a walk follows only its root's.
+fn walked_within(inner: &Path, outer: &Path) -> bool {
+    inner != outer
+        && inner.starts_with(outer)
+        && outer.is_dir()
+        && inner.ancestors().take_while(|p| *p != outer).all(|p| {
+            std::fs::symlink_metadata(p).is_ok_and(|m| !m.is_symlink())
+        })
 }
 
 impl Iterator for Walk {
