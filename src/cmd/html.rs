@@ -274,34 +274,32 @@ const FINDINGS_HEAD: &str = "<h2>Findings</h2>\n<table class=\"sortable\" id=\"f
 /// The findings table's rows for one file, with their evidence.
 pub fn finding_rows(h: &mut String, flagged: &Flagged) {
     let Flagged { label, report: r } = flagged;
-    {
-        for t in &r.turns {
-            for e in &t.findings {
-                let date = t.timestamp.as_deref().unwrap_or("");
-                let matched = if e.matched.is_empty() {
-                    "(no audit marker or plain-language audit)".to_string()
-                } else {
-                    e.matched.join(", ")
-                };
-                let _ = writeln!(
-                    h,
-                    "<tr><td>{}</td><td data-sort=\"{}\">{}</td><td class=\"n\">{}</td>\
-                     <td>{}</td><td><details><summary>{}: {}</summary>\
-                     <p>line {} of <code>{}</code> ({} · {})</p><pre>{}</pre></details></td></tr>",
-                    esc(label),
-                    esc(date),
-                    esc(date.get(..10).unwrap_or(date)),
-                    t.turn,
-                    e.finding.as_str(),
-                    esc(e.rule.as_str()),
-                    esc(&matched),
-                    e.line.map_or("?".to_string(), |l| l.to_string()),
-                    esc(&r.path.to_string_lossy()),
-                    esc(&project_label(r)),
-                    esc(&r.session_id),
-                    esc(&e.excerpt),
-                );
-            }
+    for t in &r.turns {
+        for e in &t.findings {
+            let date = t.timestamp.as_deref().unwrap_or("");
+            let matched = if e.matched.is_empty() {
+                "(no audit marker or plain-language audit)".to_string()
+            } else {
+                e.matched.join(", ")
+            };
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td data-sort=\"{}\">{}</td><td class=\"n\">{}</td>\
+                 <td>{}</td><td><details><summary>{}: {}</summary>\
+                 <p>line {} of <code>{}</code> ({} · {})</p><pre>{}</pre></details></td></tr>",
+                esc(label),
+                esc(date),
+                esc(date.get(..10).unwrap_or(date)),
+                t.turn,
+                e.finding.as_str(),
+                esc(e.rule.as_str()),
+                esc(&matched),
+                e.line.map_or("?".to_string(), |l| l.to_string()),
+                esc(&r.path.to_string_lossy()),
+                esc(&project_label(r)),
+                esc(&r.session_id),
+                esc(&e.excerpt),
+            );
         }
     }
 }

@@ -1,6 +1,5 @@
 //! `stopgate scan [PATH...]`: findings across transcript archives.
 
-use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Seek, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -254,7 +253,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             return Ok(ExitCode::SUCCESS);
         }
     }
-    let walked = Walked {
+    let walked = WalkNotes {
         skipped_by_date: walk.skipped_by_date(),
         errors: walk.errors(),
     };
@@ -475,7 +474,7 @@ impl<'w, W: Write> Sink<'w, W> {
     fn finish(
         self,
         tally: &Tally,
-        walked: &Walked<'_>,
+        walked: &WalkNotes<'_>,
         elapsed: Duration,
         threads: usize,
     ) -> io::Result<()> {
@@ -520,7 +519,7 @@ const HTML_ROWS_IN_MEMORY: usize = 1 << 20;
 
 /// What the walk left out, for the table: files too old for `--since`,
 /// and entries that could not be read.
-struct Walked<'a> {
+struct WalkNotes<'a> {
     skipped_by_date: usize,
     errors: &'a [String],
 }
@@ -537,9 +536,6 @@ struct Tally {
     /// Files that could not be read, with why.
     unreadable: Vec<String>,
     turns: usize,
-    change_turns: usize,
-    /// Change turns by their `audit` column.
-    audits: BTreeMap<String, usize>,
     hooks_ran: usize,
     hook_blocked: usize,
     /// Findings over every turn.
@@ -574,15 +570,6 @@ impl Tally {
         let mut findings = 0;
         for t in &r.turns {
             self.turns += 1;
-            if t.changed {
-                self.change_turns += 1;
-                let kind = if t.audit.starts_with("hollow:") {
-                    "hollow"
-                } else {
-                    t.audit.as_str()
-                };
-                *self.audits.entry(kind.to_string()).or_default() += 1;
-            }
             self.hooks_ran += usize::from(!t.hooks_ran.is_empty());
             self.hook_blocked += usize::from(t.hook_blocked);
             findings += t.findings.len();
@@ -600,11 +587,6 @@ impl Tally {
             });
             self.worst.truncate(WORST);
         }
-    }
-
-    /// Change turns whose audit reads `kind`.
-    fn audited(&self, kind: &str) -> usize {
-        self.audits.get(kind).copied().unwrap_or(0)
     }
 }
 
@@ -812,11 +794,11 @@ fn write_table(
     out: &mut impl Write,
     tally: &Tally,
     summary: &Summary,
-    walked: &Walked<'_>,
+    walked: &WalkNotes<'_>,
     elapsed: Duration,
     threads: usize,
 ) -> io::Result<()> {
-    let change_turns = tally.change_turns;
+    let change_turns = summary.all.change_turns;
     let bytes = tally.bytes;
     let unreadable: Vec<&String> =
         tally.unreadable.iter().chain(walked.errors).collect();
@@ -870,12 +852,12 @@ fn write_table(
     writeln!(
         out,
         "change turns: {change_turns}; audited by marker {}, in plain language {}, by escape hatch {}, hollow {}, unaudited {}",
-        tally.audited("present"),
-        tally.audited("plain"),
-        tally.audited("escape"),
-        tally.audited("hollow"),
+        summary.all.marker,
+        summary.all.plain,
+        summary.all.escape,
+        summary.all.hollow,
         {
-            let n = tally.audited("absent");
+            let n = summary.all.unaudited;
             paint(if n > 0 { BAD } else { GOOD }, &n.to_string())
         },
     )?;
