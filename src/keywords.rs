@@ -105,10 +105,10 @@ enum Matcher {
     /// One Aho-Corasick automaton: one pass over the text, whatever the
     /// number of keywords.
     Automaton(AhoCorasick),
-    /// Each keyword searched alone (`memmem`), for a set that searches one
-    /// short text: nothing to build, which is most of the cost when the
-    /// text is a few KB. A long text still gets the automaton, built on
-    /// first need.
+    /// The keywords indexed by their first two bytes ([`PairIndex`]), for
+    /// a set that searches one short text: next to nothing to build, which
+    /// is most of the cost when the text is a few KB. A long text still
+    /// gets the automaton, built on first need.
     OneShot(Box<OneShot>),
 }
 
@@ -118,6 +118,7 @@ enum Matcher {
 struct OneShot {
     needles: Vec<Vec<u8>>,
     fold: bool,
+    index: PairIndex,
     builder: KeywordSetBuilder,
     fallback: std::sync::OnceLock<Option<AhoCorasick>>,
 }
@@ -126,27 +127,112 @@ struct OneShot {
 /// one gets the automaton.
 const ONE_SHOT_MAX_TEXT: usize = 64 << 10;
 
-impl OneShot {
-    /// Every occurrence of every keyword, as (start, end, keyword).
-    fn all(&self, text: &str) -> Vec<KeywordMatch> {
-        let hay: std::borrow::Cow<'_, [u8]> = if self.fold {
-            text.as_bytes().to_ascii_lowercase().into()
-        } else {
-            text.as_bytes().into()
-        };
-        let mut out = vec![];
-        for (keyword, needle) in self.needles.iter().enumerate() {
-            let finder = memchr::memmem::Finder::new(needle);
-            let mut at = 0;
-            while let Some(i) = finder.find(&hay[at..]) {
-                let start = at + i;
-                out.push(KeywordMatch {
-                    keyword,
-                    start,
-                    end: start + needle.len(),
-                });
-                at = start + 1;
+/// How many buckets [`PairIndex`] hashes a keyword's first two bytes into.
+const PAIR_BUCKETS: usize = 1 << 8;
+
+/// The keywords of a one-shot set by their first two bytes: at each
+/// position of a text, only the keywords that start with the text's next
+/// two bytes (and a few that share their bucket) are compared.
+///
+/// Building it is one pass over the keywords and a 4 KiB table, which is
+/// why a hook run, which searches one short text with a few hundred
+/// keywords, uses it instead of an automaton (a few hundred microseconds
+/// to build) or a `memmem` searcher per keyword (each one built, then run
+/// over the whole text).
+#[derive(Clone, Debug)]
+struct PairIndex {
+    /// Per bucket, the first keyword in it, plus one (zero: none).
+    heads: Vec<u16>,
+    /// Per keyword, the next keyword in its bucket, plus one. A bucket's
+    /// keywords are in the set's order.
+    next: Vec<u16>,
+    /// The one-byte keywords, in the set's order.
+    singles: Vec<u16>,
+}
+
+impl PairIndex {
+    /// The index of `needles`; `None` past 65,534 of them, the most its
+    /// 16-bit links can name.
+    fn new(needles: &[Vec<u8>]) -> Option<PairIndex> {
+        if needles.len() >= usize::from(u16::MAX) {
+            return None;
+        }
+        let mut heads = vec![0u16; PAIR_BUCKETS];
+        let mut next = vec![0u16; needles.len()];
+        let mut singles = vec![];
+        // Backwards, each keyword put in front of its bucket: the chains
+        // come out in the set's order.
+        for (i, needle) in needles.iter().enumerate().rev() {
+            let link = u16::try_from(i + 1).ok()?;
+            match needle[..] {
+                [a, b, ..] => {
+                    let bucket = pair_bucket(a, b);
+                    next[i] = heads[bucket];
+                    heads[bucket] = link;
+                }
+                _ => singles.push(link - 1),
             }
+        }
+        singles.reverse();
+        Some(PairIndex { heads, next, singles })
+    }
+}
+
+/// The bucket of a keyword that starts with `a`, `b`.
+fn pair_bucket(a: u8, b: u8) -> usize {
+    let pair = u32::from(a) << 8 | u32::from(b);
+    // Fibonacci hashing: the top bits of the product.
+    (pair.wrapping_mul(0x9E37_79B1) >> (32 - PAIR_BUCKETS.trailing_zeros()))
+        as usize
+}
+
+impl OneShot {
+    /// Every occurrence of every keyword, ordered by start, then by the
+    /// keyword's place in the set.
+    fn all(&self, text: &str) -> Vec<KeywordMatch> {
+        let hay = text.as_bytes();
+        let fold = |b: u8| if self.fold { b.to_ascii_lowercase() } else { b };
+        let matches_at = |needle: &[u8], at: usize| {
+            hay.get(at..at + needle.len()).is_some_and(|h| {
+                if self.fold {
+                    h.eq_ignore_ascii_case(needle)
+                } else {
+                    h == needle
+                }
+            })
+        };
+        let index = &self.index;
+        let mut out = vec![];
+        for (at, &byte) in hay.iter().enumerate() {
+            let first = fold(byte);
+            for &k in &index.singles {
+                if self.needles[usize::from(k)][0] == first {
+                    out.push(KeywordMatch {
+                        keyword: usize::from(k),
+                        start: at,
+                        end: at + 1,
+                    });
+                }
+            }
+            let Some(&second) = hay.get(at + 1) else { break };
+            let mut k = index.heads[pair_bucket(first, fold(second))];
+            while k != 0 {
+                let keyword = usize::from(k - 1);
+                let needle = &self.needles[keyword];
+                if matches_at(needle, at) {
+                    out.push(KeywordMatch {
+                        keyword,
+                        start: at,
+                        end: at + needle.len(),
+                    });
+                }
+                k = index.next[keyword];
+            }
+        }
+        if !index.singles.is_empty() {
+            // A position's one-byte keywords went in before its longer
+            // ones, whatever their place in the set.
+            out.sort_by_key(|m| (m.start, m.keyword));
         }
         out
     }
@@ -154,8 +240,7 @@ impl OneShot {
     /// The leftmost-first matches of [`OneShot::all`]: at the leftmost
     /// start, the keyword added first; then on after its end.
     fn leftmost_first(&self, text: &str) -> Vec<KeywordMatch> {
-        let mut all = self.all(text);
-        all.sort_unstable_by_key(|m| (m.start, m.keyword));
+        let all = self.all(text);
         let mut out: Vec<KeywordMatch> = vec![];
         for m in all {
             if out.last().is_none_or(|last| m.start >= last.end) {
@@ -407,10 +492,12 @@ impl KeywordSetBuilder {
         self
     }
 
-    /// Search each keyword alone rather than build an automaton (off by
-    /// default): for a set that searches one text of a few KB, as a hook
-    /// run does, building the automaton costs far more than the search.
-    /// A text over 64 KiB still gets the automaton, built on first need.
+    /// Index the keywords by their first two bytes rather than build an
+    /// automaton (off by default): for a set that searches one text of a
+    /// few KB, as a hook run does, building the automaton costs far more
+    /// than the search.
+    /// A text over 64 KiB still gets the automaton, built on first need,
+    /// and so does a set of more than 65,534 keywords.
     pub fn one_shot(&mut self, yes: bool) -> &mut KeywordSetBuilder {
         self.one_shot = yes;
         self
@@ -431,22 +518,27 @@ impl KeywordSetBuilder {
         if let Some(i) = keywords.iter().position(|k| k.is_empty()) {
             return Err(Error::empty_keyword(i));
         }
-        let matcher = if self.one_shot {
+        let one_shot = self.one_shot.then(|| {
             let fold = self.ascii_case_insensitive;
-            Matcher::OneShot(Box::new(OneShot {
-                needles: keywords
-                    .iter()
-                    .map(|k| match fold {
-                        true => k.as_bytes().to_ascii_lowercase(),
-                        false => k.as_bytes().to_vec(),
-                    })
-                    .collect(),
+            let needles: Vec<Vec<u8>> = keywords
+                .iter()
+                .map(|k| match fold {
+                    true => k.as_bytes().to_ascii_lowercase(),
+                    false => k.as_bytes().to_vec(),
+                })
+                .collect();
+            Some(OneShot {
+                index: PairIndex::new(&needles)?,
+                needles,
                 fold,
                 builder: self.clone(),
                 fallback: std::sync::OnceLock::new(),
-            }))
-        } else {
-            Matcher::Automaton(self.automaton(&keywords)?)
+            })
+        });
+        // A set too big for the index gets the automaton.
+        let matcher = match one_shot.flatten() {
+            Some(o) => Matcher::OneShot(Box::new(o)),
+            None => Matcher::Automaton(self.automaton(&keywords)?),
         };
         Ok(KeywordSet { matcher, keywords })
     }

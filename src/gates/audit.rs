@@ -8,6 +8,8 @@
 //! takes the escape hatch (`no audit needed:`) *with a reason*: a bare
 //! hatch is not a reason.
 
+use std::borrow::Cow;
+
 use super::lang;
 use super::patterns::LazyKeywords;
 use super::plain::{PlainAudit, PlainAudits};
@@ -52,10 +54,13 @@ impl AuditMatcher {
     ) -> Result<AuditMatcher, Error> {
         let tables: Vec<&lang::LangTable> =
             config.languages.iter().filter_map(|c| lang::table(c)).collect();
-        let mut markers: Vec<String> = config.audit.extra_markers.clone();
+        let owned = |l: &[String]| -> Vec<Cow<'static, str>> {
+            l.iter().cloned().map(Cow::Owned).collect()
+        };
+        let mut markers = owned(&config.audit.extra_markers);
         if !config.audit.replace_markers {
             for t in &tables {
-                markers.extend(t.markers.iter().map(|m| m.to_string()));
+                markers.extend(t.markers.iter().map(|&m| Cow::Borrowed(m)));
             }
         }
         Ok(AuditMatcher {
@@ -63,7 +68,7 @@ impl AuditMatcher {
             plain_passes: config.audit.plain_language,
             markers: LazyKeywords::new(markers, dfa)?,
             hatches: LazyKeywords::new(
-                config.audit.escape_hatches.clone(),
+                owned(&config.audit.escape_hatches),
                 dfa,
             )?,
         })

@@ -26,6 +26,8 @@ mod plain;
 mod reverify;
 mod sentence;
 
+use std::borrow::Cow;
+
 use crate::config::{Config, Gate};
 use crate::error::Error;
 use crate::transcript::{ToolCall, Turn, TurnKind};
@@ -384,11 +386,11 @@ impl Gates {
             PatternSet::new(&pats, &cancels, extra, dfa)
         };
         let p = &config.patterns;
-        let mut stock: Vec<String> = tables
+        let mut stock: Vec<Cow<'static, str>> = tables
             .iter()
-            .flat_map(|t| t.stock.iter().map(|s| s.to_string()))
+            .flat_map(|t| t.stock.iter().map(|&s| Cow::Borrowed(s)))
             .collect();
-        stock.extend(p.stock.iter().cloned());
+        stock.extend(p.stock.iter().cloned().map(Cow::Owned));
         stock.sort_by_key(|s| std::cmp::Reverse(s.len()));
         let audit = AuditMatcher::build(config, dfa)?;
         let enabled = |g: Gate| config.gate_enabled(g);

@@ -30,9 +30,12 @@
 //!
 //! All literals of a set go into one [`KeywordSet`], matched
 //! case-insensitively for ASCII, with every overlapping match reported: a
-//! scan's set is one automaton (one pass over each text), a hook's searches
-//! each literal alone in its one short text, which costs less than building
-//! the automaton.
+//! scan's set is one automaton (one pass over each text), a hook's indexes
+//! the literals by their first two bytes and searches its one short text
+//! with that, which costs less than building the automaton.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use crate::error::Error;
 use crate::keywords::KeywordSet;
@@ -92,18 +95,18 @@ const CLAUSE_ENDS: &[&str] =
 /// A hook run judges one turn, and most turns reach only one or two gates
 /// (no change: no audit; fewer than two tool uses: no ownership check), so
 /// a set is built only when a gate first needs it. A hook's set (`dfa`
-/// false) is one-shot: it searches each keyword alone in the one short
-/// text, since building an Aho-Corasick automaton for a few hundred
-/// phrases costs more than that search; a scan's set is a DFA. Empty
+/// false) is one-shot: an index of each keyword's first two bytes searches
+/// the one short text, since building an Aho-Corasick automaton for a few
+/// hundred phrases costs more than that search; a scan's set is a DFA. Empty
 /// keywords are rejected up front; if a set still cannot be built (a size
 /// limit), it is empty and never matches, so a gate fails open rather than
 /// blocking.
 #[derive(Debug)]
 pub(crate) struct LazyKeywords {
-    keywords: Vec<String>,
+    keywords: Vec<Cow<'static, str>>,
     dfa: bool,
     overlapping: bool,
-    cell: std::sync::OnceLock<KeywordSet>,
+    cell: OnceLock<KeywordSet>,
 }
 
 impl Clone for LazyKeywords {
@@ -120,7 +123,7 @@ impl Clone for LazyKeywords {
 impl LazyKeywords {
     /// Keywords matched with ASCII case folding.
     pub(crate) fn new(
-        keywords: Vec<String>,
+        keywords: Vec<Cow<'static, str>>,
         dfa: bool,
     ) -> Result<LazyKeywords, Error> {
         if let Some(i) = keywords.iter().position(|k| k.is_empty()) {
@@ -130,14 +133,14 @@ impl LazyKeywords {
             keywords,
             dfa,
             overlapping: false,
-            cell: std::sync::OnceLock::new(),
+            cell: OnceLock::new(),
         })
     }
 
     /// Like [`LazyKeywords::new`], built for
     /// [`KeywordSet::find_overlapping`].
     pub(crate) fn overlapping(
-        keywords: Vec<String>,
+        keywords: Vec<Cow<'static, str>>,
         dfa: bool,
     ) -> Result<LazyKeywords, Error> {
         Ok(LazyKeywords {
@@ -167,12 +170,22 @@ impl LazyKeywords {
     }
 }
 
-/// A pattern as compiled: owned, so configured phrases join the tables.
-#[derive(Clone, Debug)]
-enum Rule {
-    Lit(String),
-    Near(Vec<String>, Vec<String>, usize),
-    Opening(String),
+/// A pattern of a set: a table's, or a configured literal.
+#[derive(Clone, Copy, Debug)]
+enum Rule<'a> {
+    Lit(&'a str),
+    Near(&'a [&'a str], &'a [&'a str], usize),
+    Opening(&'a str),
+}
+
+impl<'a> From<&'a Pat> for Rule<'a> {
+    fn from(p: &'a Pat) -> Rule<'a> {
+        match *p {
+            Pat::Lit(s) => Rule::Lit(s),
+            Pat::Near(a, b, gap) => Rule::Near(a, b, gap),
+            Pat::Opening(s) => Rule::Opening(s),
+        }
+    }
 }
 
 /// The cancel words of a set, merged over its languages.
@@ -200,11 +213,25 @@ impl Cancels {
     }
 }
 
-/// A compiled set of patterns.
+/// A set of patterns, compiled on first use.
+///
+/// Building one only gathers its tables' patterns: a hook run judges one
+/// turn, and most turns reach one or two gates, so the literals are
+/// collected, the cancel words folded and the keyword set built only when
+/// a gate first asks.
 #[derive(Clone, Debug)]
 pub struct PatternSet {
+    pats: Vec<Pat>,
+    extra: Vec<String>,
+    cancel_tables: Vec<Cancel>,
+    dfa: bool,
+    compiled: OnceLock<Compiled>,
+}
+
+/// What a [`PatternSet`] matches with, once compiled.
+#[derive(Clone, Debug)]
+struct Compiled {
     keywords: LazyKeywords,
-    rules: Vec<Rule>,
     cancels: Cancels,
 }
 
@@ -258,8 +285,8 @@ fn opens_sentence(text: &str, at: usize) -> bool {
 }
 
 impl PatternSet {
-    /// Compile the table patterns `pats`, their languages' `cancels`, and
-    /// the configured literals `extra`.
+    /// Gather the table patterns `pats`, their languages' `cancels`, and
+    /// the configured literals `extra`; they are compiled on first use.
     ///
     /// # Errors
     ///
@@ -270,35 +297,53 @@ impl PatternSet {
         extra: &[String],
         dfa: bool,
     ) -> Result<PatternSet, Error> {
-        let own = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
-        let mut rules: Vec<Rule> = pats
+        if let Some(i) = extra.iter().position(|k| k.is_empty()) {
+            return Err(Error::empty_keyword(i));
+        }
+        Ok(PatternSet {
+            pats: pats.to_vec(),
+            extra: extra.to_vec(),
+            cancel_tables: cancels.to_vec(),
+            dfa,
+            compiled: OnceLock::new(),
+        })
+    }
+
+    /// The patterns, the tables' first, in order.
+    fn rules(&self) -> impl Iterator<Item = Rule<'_>> {
+        self.pats
             .iter()
-            .map(|p| match *p {
-                Pat::Lit(s) => Rule::Lit(s.to_string()),
-                Pat::Near(a, b, gap) => Rule::Near(own(a), own(b), gap),
-                Pat::Opening(s) => Rule::Opening(s.to_string()),
-            })
-            .collect();
-        rules.extend(extra.iter().cloned().map(Rule::Lit));
-        let mut literals: Vec<String> = vec![];
-        for r in &rules {
-            match r {
-                Rule::Lit(s) | Rule::Opening(s) => literals.push(s.clone()),
-                Rule::Near(a, b, _) => {
-                    literals.extend(a.iter().cloned());
-                    literals.extend(b.iter().cloned());
+            .map(Rule::from)
+            .chain(self.extra.iter().map(|s| Rule::Lit(s)))
+    }
+
+    /// The keyword set and cancel words, compiled on first call.
+    fn compiled(&self) -> &Compiled {
+        self.compiled.get_or_init(|| {
+            let mut literals: Vec<Cow<'static, str>> = vec![];
+            for p in &self.pats {
+                match *p {
+                    Pat::Lit(s) | Pat::Opening(s) => {
+                        literals.push(Cow::Borrowed(s))
+                    }
+                    Pat::Near(a, b, _) => literals
+                        .extend(a.iter().chain(b).map(|&s| Cow::Borrowed(s))),
                 }
             }
-        }
-        literals.sort();
-        literals.dedup();
-        // Every occurrence of every literal, overlaps included: "should i
-        // go with" must not hide the "should i" inside it, nor " is " the
-        // "is not" it overlaps.
-        Ok(PatternSet {
-            keywords: LazyKeywords::overlapping(literals, dfa)?,
-            rules,
-            cancels: Cancels::new(cancels),
+            literals.extend(self.extra.iter().cloned().map(Cow::Owned));
+            literals.sort_unstable();
+            literals.dedup();
+            // Every occurrence of every literal, overlaps included: "should
+            // i go with" must not hide the "should i" inside it, nor " is "
+            // the "is not" it overlaps. The literals are checked for
+            // emptiness here: an empty table phrase is a bug the tables'
+            // tests catch, and the set then fails open (matches nothing).
+            let keywords = LazyKeywords::overlapping(literals, self.dfa)
+                .unwrap_or_else(|_| {
+                    LazyKeywords::overlapping(vec![], self.dfa)
+                        .expect("an empty set builds")
+                });
+            Compiled { keywords, cancels: Cancels::new(&self.cancel_tables) }
         })
     }
 
@@ -306,7 +351,7 @@ impl PatternSet {
     /// before or after it in its clause, or by a concession's "but" later
     /// in its sentence.
     fn cancelled(&self, text: &str, start: usize, end: usize) -> bool {
-        let c = &self.cancels;
+        let c = &self.compiled().cancels;
         if !c.before.is_empty() {
             let before = text[clause_start(text, start)..start].to_lowercase();
             if c.before.iter().any(|w| holds(&before, w)) {
@@ -331,7 +376,7 @@ impl PatternSet {
 
     /// The labels of the patterns that fire in `text`, in table order.
     pub fn fired(&self, text: &str) -> Vec<String> {
-        let keywords = self.keywords.get();
+        let keywords = self.compiled().keywords.get();
         let mut hits: Vec<Hit<'_>> = keywords
             .find_overlapping(text)
             .into_iter()
@@ -350,20 +395,20 @@ impl PatternSet {
         let bounded = |h: &Hit<'_>| is_word_at(text, h.start, h.end - h.start);
         let live =
             |h: &Hit<'_>| bounded(h) && !self.cancelled(text, h.start, h.end);
-        self.rules
-            .iter()
+        self.rules()
             .filter_map(|r| match r {
-                Rule::Lit(s) => {
-                    hits.iter().any(|h| is(h, s) && live(h)).then(|| s.clone())
-                }
+                Rule::Lit(s) => hits
+                    .iter()
+                    .any(|h| is(h, s) && live(h))
+                    .then(|| s.to_string()),
                 Rule::Opening(s) => hits
                     .iter()
                     .any(|h| {
                         is(h, s) && opens_sentence(text, h.start) && live(h)
                     })
-                    .then(|| s.clone()),
+                    .then(|| s.to_string()),
                 Rule::Near(heads, tails, gap) => {
-                    self.near(text, &hits, heads, tails, *gap)
+                    self.near(text, &hits, heads, tails, gap)
                 }
             })
             .collect()
@@ -375,13 +420,13 @@ impl PatternSet {
         &self,
         text: &str,
         hits: &[Hit<'_>],
-        heads: &[String],
-        tails: &[String],
+        heads: &[&str],
+        tails: &[&str],
         gap: usize,
     ) -> Option<String> {
-        let of = |h: &Hit<'_>, set: &[String]| {
-            set.iter().find(|s| h.keyword.eq_ignore_ascii_case(s)).cloned()
-        };
+        fn of<'s>(h: &Hit<'_>, set: &[&'s str]) -> Option<&'s str> {
+            set.iter().find(|s| h.keyword.eq_ignore_ascii_case(s)).copied()
+        }
         for a in hits {
             let Some(head) = of(a, heads) else { continue };
             // Hits are sorted by start: only those starting within `gap`
@@ -399,7 +444,8 @@ impl PatternSet {
                     continue;
                 }
                 let lower = between.to_lowercase();
-                if self.cancels.between.iter().any(|w| holds(&lower, w)) {
+                let between = &self.compiled().cancels.between;
+                if between.iter().any(|w| holds(&lower, w)) {
                     continue;
                 }
                 if self.cancelled(text, a.start, b.end) {

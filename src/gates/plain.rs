@@ -21,6 +21,8 @@
 //! the grammar. `audit.plain_language = false` switches it off, for teams
 //! that want the strict marker contract.
 
+use std::borrow::Cow;
+
 use super::lang::LangTable;
 use super::patterns::LazyKeywords;
 use super::sentence::{floor_boundary, is_word_at, sentence_bounds_within};
@@ -107,33 +109,30 @@ impl PlainAudits {
         let collect = |pick: fn(&LangTable) -> &'static [&'static str]| {
             tables.iter().flat_map(move |t| pick(t).iter().copied())
         };
-        let owned = |words: Vec<&str>| -> Vec<String> {
-            let mut words: Vec<String> =
-                words.into_iter().map(str::to_string).collect();
-            // Longest first: a leftmost-first automaton then prefers
-            // "edge cases" to "edge case".
-            words.sort_by_key(|w| std::cmp::Reverse(w.len()));
-            words
-        };
-        let referents: Vec<&str> = collect(|t| t.plain.failure_modes)
-            .chain(COMMANDS.iter().copied())
-            .collect();
+        let mut referents: Vec<Cow<'static, str>> =
+            collect(|t| t.plain.failure_modes)
+                .chain(COMMANDS.iter().copied())
+                .map(Cow::Borrowed)
+                .collect();
+        // Longest first: a leftmost-first automaton then prefers "edge
+        // cases" to "edge case".
+        referents.sort_by_key(|w| std::cmp::Reverse(w.len()));
         let mut leads: Vec<(&str, LeadKind)> = collect(|t| t.plain.heads)
             .map(|w| (w, LeadKind::Heading))
             .chain(
                 collect(|t| t.plain.verbs).map(|w| (w, LeadKind::Statement)),
             )
             .collect();
-        // Longest first, as `owned` sorts.
+        // Longest first, as the referents.
         leads.sort_by_key(|(w, _)| std::cmp::Reverse(w.len()));
         Ok(PlainAudits {
             kinds: leads.iter().map(|&(_, k)| k).collect(),
             leads: LazyKeywords::new(
-                leads.iter().map(|(w, _)| w.to_string()).collect(),
+                leads.iter().map(|&(w, _)| Cow::Borrowed(w)).collect(),
                 dfa,
             )?,
             heading_ends: collect(|t| t.plain.heading_ends).collect(),
-            referents: LazyKeywords::new(owned(referents), dfa)?,
+            referents: LazyKeywords::new(referents, dfa)?,
             negations_before: collect(|t| t.plain.negations_before).collect(),
             negations_after: collect(|t| t.plain.negations_after).collect(),
             empty: collect(|t| t.plain.empty).collect(),
