@@ -154,11 +154,7 @@ impl Transcript {
             return Ok(t);
         }
         let origin = len.saturating_sub(window);
-        let mut buf =
-            Vec::with_capacity(usize::try_from(len - origin).unwrap_or(0));
-        file.seek(SeekFrom::Start(origin)).map_err(|e| Error::io(path, e))?;
-        file.take(len - origin)
-            .read_to_end(&mut buf)
+        let buf = read_span(&mut file, origin, len - origin)
             .map_err(|e| Error::io(path, e))?;
         let mut t = Transcript {
             data: Data::Owned(buf),
@@ -185,10 +181,22 @@ impl Transcript {
         len: u64,
     ) -> Result<Transcript, Error> {
         let path = path.as_ref();
-        let (file, _) = open_file(path)?;
-        let mut buf = Vec::new();
-        let mut reader = file.take(len.saturating_add(1));
-        reader.read_to_end(&mut buf).map_err(|e| Error::io(path, e))?;
+        let (mut file, meta) = open_file(path)?;
+        // One byte past the window tells whether the file goes on.
+        let want = len.saturating_add(1);
+        let mut buf = if meta.is_file() {
+            read_span(&mut file, 0, want.min(meta.len().saturating_add(1)))
+                .map_err(|e| Error::io(path, e))?
+        } else {
+            vec![]
+        };
+        // A pipe, or a file that grew since it was measured: read on.
+        let more = want - buf.len() as u64;
+        if more > 0 && (!meta.is_file() || buf.len() as u64 > meta.len()) {
+            file.take(more)
+                .read_to_end(&mut buf)
+                .map_err(|e| Error::io(path, e))?;
+        }
         let head_cut = buf.len() as u64 > len;
         buf.truncate(usize::try_from(len).unwrap_or(usize::MAX));
         Ok(Transcript {
@@ -368,6 +376,34 @@ impl Transcript {
         let before = self.data().get(..end)?;
         Some(memchr::memchr_iter(b'\n', before).count() as u64 + 1)
     }
+}
+
+/// Up to `len` bytes of `file` from `offset`, fewer if it ends first,
+/// leaving the file's position after them.
+///
+/// The buffer is sized once, so the bytes are read in one call (a few for
+/// a slow file) and never copied to a bigger buffer as `read_to_end` does
+/// from a small start: for a 64 KiB window, twelve reads and as many
+/// copies became one.
+fn read_span(
+    file: &mut File,
+    offset: u64,
+    len: u64,
+) -> std::io::Result<Vec<u8>> {
+    let len = usize::try_from(len).unwrap_or(usize::MAX);
+    file.seek(SeekFrom::Start(offset))?;
+    let mut buf = vec![0; len];
+    let mut filled = 0;
+    while filled < len {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(filled);
+    Ok(buf)
 }
 
 fn open_file(path: &Path) -> Result<(File, std::fs::Metadata), Error> {
