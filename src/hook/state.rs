@@ -423,7 +423,9 @@ impl SessionLock {
         let n = old.trim().parse::<u32>().unwrap_or(0).saturating_add(1);
         let padded = format!("{n:>10}\n");
         file.write_all_at(padded.as_bytes(), 0)?;
-        file.set_len(padded.len() as u64)?;
+        if old.len() > padded.len() {
+            file.set_len(padded.len() as u64)?;
+        }
         Ok(n)
     }
 

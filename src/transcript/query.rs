@@ -306,8 +306,9 @@ impl Transcript {
 
     /// The `entrypoint` of the transcript at `path`, reading only its head.
     ///
-    /// It reads 64 KiB, and up to 1 MiB only if the
-    /// first window ends before the scan does. The answer is the one
+    /// It reads 16 KiB (the first fifteen lines of a real session take
+    /// about 8), then 64 KiB and up to 1 MiB only if a window ends before
+    /// the scan does. The answer is the one
     /// [`Transcript::entrypoint`] gives on the whole file.
     ///
     /// # Errors
@@ -317,7 +318,7 @@ impl Transcript {
         path: P,
     ) -> Result<Option<String>, crate::Error> {
         let path = path.as_ref();
-        for window in [ENTRYPOINT_FIRST_WINDOW, ENTRYPOINT_HEAD_BYTES] {
+        for window in ENTRYPOINT_WINDOWS {
             let head = Transcript::read_head(path, window as u64)?;
             if let HeadScan::Answer(e) =
                 entrypoint_in_head(head.as_bytes(), head.is_head_cut())
@@ -329,8 +330,11 @@ impl Transcript {
     }
 }
 
-/// The first head window [`Transcript::read_entrypoint`] reads.
-const ENTRYPOINT_FIRST_WINDOW: usize = 64 << 10;
+/// The head windows [`Transcript::read_entrypoint`] reads, each only if
+/// the one before ended before the scan did. Every page read is a page
+/// the hook touches, so the first is small.
+const ENTRYPOINT_WINDOWS: [usize; 3] =
+    [16 << 10, 64 << 10, ENTRYPOINT_HEAD_BYTES];
 
 /// The result of scanning a head window for the entrypoint.
 pub(crate) enum HeadScan {
