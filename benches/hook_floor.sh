@@ -10,9 +10,13 @@
 #
 # - /bin/true, and an empty Rust `main` built two ways: as rustc builds it
 #   by default (glibc linked dynamically) and statically (`crt-static`);
-# - `stopgate hook` built both ways: `cargo build --release` (dynamic), and
-#   the static build the README's install line makes (`--target <host>`,
-#   `-C target-feature=+crt-static`, in target/static/);
+# - `stopgate hook` built three ways: `cargo build --release` (dynamic,
+#   position-independent: rustc's default); the README's install line
+#   (`--target <host>`, `-C target-feature=+crt-static -C
+#   relocation-model=static`: glibc linked in, no relocations to apply at
+#   start-up), in target/static/; and that build position-independent
+#   (`static_pie`, only `+crt-static`), in target/static-pie/, to show
+#   what the start-up relocations cost;
 # - Stop on a 1 KB and a 1 GB Claude Code transcript (the flag is up, the
 #   input has no last_assistant_message, so the hook reads the tail and
 #   the head, runs the gates and blocks: the full path), and PostToolUse
@@ -20,7 +24,7 @@
 #
 # Prints each round's medians, then the ratios of issue 13 per round and
 # their median: Stop 1 GB / `/bin/true` (target <= 2), Stop 1 GB / 1 KB
-# (<= 1.3) and PostToolUse / empty Rust `main` (<= 1.3), for both builds.
+# (<= 1.3) and PostToolUse / empty Rust `main` (<= 1.3), for each build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,14 +36,20 @@ fi
 RUNS=${RUNS:-300}
 ROUNDS=${ROUNDS:-5}
 host=$(rustc -vV | sed -n 's/^host: //p')
-echo "building (release, and static in target/static/)..." >&2
+echo "building: release, and static in target/static*/ ..." >&2
 cargo build --release --quiet
 cargo build --release --quiet --example gen_transcript
-cargo build --release --quiet --bin stopgate --target "$host" \
-    --target-dir target/static \
-    --config "build.rustflags=['-C', 'target-feature=+crt-static']"
+static_build() { # target dir, rustflags
+    cargo build --release --quiet --bin stopgate --target "$host" \
+        --target-dir "$1" --config "build.rustflags = $2"
+}
+# The README's install line: static, not position-independent.
+static_build target/static "['-C', 'target-feature=+crt-static', '-C', 'relocation-model=static']"
+# The same, position-independent: what the relocations cost.
+static_build target/static-pie "['-C', 'target-feature=+crt-static']"
 dynamic=$PWD/target/release/stopgate
 static=$PWD/target/static/$host/release/stopgate
+static_pie=$PWD/target/static-pie/$host/release/stopgate
 gen=$PWD/target/release/examples/gen_transcript
 
 work=$PWD/target/stopgate-bench/floor
@@ -62,7 +72,7 @@ printf '{"session_id":"bench","transcript_path":"/nonexistent","cwd":"/tmp","hoo
 
 names=(true empty empty-static)
 cmds=(/bin/true "$work/empty" "$work/empty-static")
-for build in dynamic static; do
+for build in dynamic static_pie static; do
     bin=${!build}
     names+=("stop-1K-$build" "stop-1G-$build" "post-$build")
     cmds+=("$bin hook --config $work/stopgate.toml --input $work/stop-1K.json"
@@ -101,14 +111,14 @@ for f in files:
 print("medians (ms), one column per round:")
 for n in names:
     print("  %-18s %s" % (n, " ".join("%6.3f" % r[n] for r in rounds)))
-same = {"dynamic": "empty", "static": "empty-static"}
+same = {"dynamic": "empty", "static_pie": "empty-static", "static": "empty-static"}
 ratios = [
     ("Stop 1 GB / /bin/true            (<= 2)  ", lambda b: ("stop-1G-" + b, "true")),
     ("Stop 1 GB / Stop 1 KB            (<= 1.3)", lambda b: ("stop-1G-" + b, "stop-1K-" + b)),
     ("PostToolUse / empty main         (<= 1.3)", lambda b: ("post-" + b, "empty")),
     ("PostToolUse / empty main, same build     ", lambda b: ("post-" + b, same[b])),
 ]
-for build in ("dynamic", "static"):
+for build in ("dynamic", "static_pie", "static"):
     print("%s build: ratio, median of rounds [min, max]" % build)
     for label, pick in ratios:
         num, den = pick(build)

@@ -36,8 +36,6 @@ mod common;
 
 use common::MockApi;
 
-const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
-
 /// The client versions the suite pins.
 const CODEX_VERSION: &str = "0.171.0";
 const GEMINI_VERSION: &str = "0.61.0";
@@ -247,7 +245,7 @@ impl World {
     }
 
     fn stopgate(&self, args: &[&str]) -> std::process::Output {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = Command::new(common::bin());
         cmd.args(args);
         self.env(&mut cmd);
         cmd.output().unwrap()

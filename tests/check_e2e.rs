@@ -6,10 +6,10 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
+mod common;
 
 fn check(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
+    Command::new(common::bin())
         .arg("check")
         .args(args)
         .env("HOME", dir)

@@ -15,8 +15,6 @@ mod common;
 
 use common::{children_max_rss_kib, mkfifo};
 
-const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
-
 /// One isolated installation: its own state directory and HOME, and no
 /// inherited configuration.
 struct Hook {
@@ -57,7 +55,7 @@ impl Hook {
     }
 
     fn run_raw(&self, stdin: &[u8]) -> Output {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = Command::new(common::bin());
         cmd.arg("hook").args(&self.args);
         for k in [
             "CLAUDE_CODE_ENTRYPOINT",
@@ -519,7 +517,7 @@ fn bad_inputs_exit_zero_silently() {
     assert_silent_allow(&h.post_write("s18"));
     assert_silent_allow(&h.stop("s18", h.dir.path(), None));
     // Unknown arguments.
-    let out = Command::new(BIN)
+    let out = Command::new(common::bin())
         .args(["hook", "--no-such-flag"])
         .stdin(Stdio::null())
         .output()
@@ -730,7 +728,7 @@ fn special_transcripts_are_refused_at_once() {
 #[test]
 fn a_stdin_that_never_closes_times_out() {
     let h = Hook::new();
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(common::bin());
     cmd.arg("hook")
         .env("HOME", &h.env[0].1)
         .env("STOPGATE_STATE_DIR", h.state())
@@ -766,7 +764,7 @@ fn configs_that_are_fifos_or_endless_do_not_hang() {
     // `config --check` names the problem.
     for config in [fifo.to_str().unwrap(), "/dev/zero"] {
         let out = within(limit, config, || {
-            Command::new(BIN)
+            Command::new(common::bin())
                 .args(["config", "--check", config])
                 .output()
                 .unwrap()
@@ -999,7 +997,7 @@ fn a_config_the_check_rejects_is_not_used_by_the_hook() {
     ] {
         let h = Hook::new().config(&toml);
         let t = tx.save(h.dir.path(), "t.jsonl");
-        let check = Command::new(BIN)
+        let check = Command::new(common::bin())
             .args(["config", "--check"])
             .arg(h.dir.path().join("stopgate.toml"))
             .output()
@@ -1189,7 +1187,7 @@ fn codex_project_config_is_found_from_the_working_directory() {
     )
     .unwrap();
     let rollout = codex_rollout(h.dir.path(), "cli", "Done.");
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(common::bin());
     cmd.args(["hook", "--agent", "codex"])
         .current_dir(&project)
         .env_remove("CLAUDE_PROJECT_DIR")

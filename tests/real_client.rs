@@ -38,8 +38,6 @@ mod common;
 
 use common::MockApi;
 
-const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
-
 /// The client version the suite pins.
 const CLIENT_VERSION: &str = "2.1.197";
 
@@ -165,7 +163,7 @@ impl World {
         )
         .unwrap();
         std::fs::write(dir.path().join("stopgate.toml"), config).unwrap();
-        let out = Command::new(BIN)
+        let out = Command::new(common::bin())
             .args(["install", "--settings"])
             .arg(home.join(".claude/settings.json"))
             .output()
@@ -298,7 +296,7 @@ impl World {
 
     /// `stopgate scan --all-turns` over the client's transcripts.
     fn scan(&self) -> Vec<Value> {
-        let out = Command::new(BIN)
+        let out = Command::new(common::bin())
             .args([
                 "scan",
                 "--format",
@@ -324,7 +322,7 @@ impl World {
 
     /// `stopgate check --json` on the session's transcript.
     fn check(&self, transcript: &Path) -> Value {
-        let out = Command::new(BIN)
+        let out = Command::new(common::bin())
             .args(["check", "--json"])
             .arg(transcript)
             .env("STOPGATE_CONFIG", self.dir.path().join("stopgate.toml"))

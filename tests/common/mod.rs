@@ -4,6 +4,16 @@
 
 use std::path::Path;
 
+/// The `stopgate` binary under test: `$STOPGATE_TEST_BIN` when set (CI
+/// runs the end-to-end tests again on the static build the README
+/// installs), else the one Cargo built for this test.
+#[cfg(feature = "cli")]
+pub fn bin() -> std::ffi::OsString {
+    std::env::var_os("STOPGATE_TEST_BIN")
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_stopgate").into())
+}
+
 /// Make a FIFO at `path`.
 pub fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
