@@ -86,6 +86,40 @@ impl Format {
             .unwrap_or_default()
     }
 
+    /// [`Format::of`] of a file, from its first bytes `prefix` alone, when
+    /// they decide it: a line among the whole lines they hold proves a
+    /// format, or [`PROBE_LINES`] of them prove none. `None` when the
+    /// answer lies past them (`whole`: `prefix` is all the file).
+    ///
+    /// A memory-mapped transcript's format is probed this way, from a
+    /// small read, so that the pages at the head of the map are never
+    /// touched: at 1 GB they would cost a page fault and their own page
+    /// tables, a third of the final-text query.
+    pub(crate) fn of_prefix(prefix: &[u8], whole: bool) -> Option<Format> {
+        if whole {
+            return Some(Format::of(prefix));
+        }
+        // Only the lines the prefix holds to their end: a cut one might
+        // parse where the whole one does not.
+        let complete = match memchr::memrchr(b'\n', prefix) {
+            Some(end) => &prefix[..=end],
+            None => return None,
+        };
+        let mut parser = ValueParser::default();
+        let mut seen = 0;
+        for line in Lines::new(complete).filter(|l| !l.is_empty()) {
+            if let Some(f) = Format::of_line_with(line.as_bytes(), &mut parser)
+            {
+                return Some(f);
+            }
+            seen += 1;
+            if seen == PROBE_LINES {
+                return Some(Format::default());
+            }
+        }
+        None
+    }
+
     /// The format one line proves, if any; [`Format::of`] is the first
     /// answer among the first 64 non-empty lines, for a reader
     /// that gets lines one at a time (`stopgate scan`).
@@ -332,6 +366,43 @@ pub(super) fn content_text(content: &serde_json::Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `of_prefix` against `Format::of` on the whole: on every fixture
+    /// and every prefix length, it answers the same or not at all, and a
+    /// prefix that is the whole file always answers.
+    #[test]
+    fn of_prefix_agrees_with_the_whole() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/transcripts");
+        let mut decided = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "jsonl") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let whole = Format::of(&bytes);
+            for n in (0..=bytes.len().min(8 << 10)).chain([bytes.len()]) {
+                let complete = n == bytes.len();
+                match Format::of_prefix(&bytes[..n], complete) {
+                    Some(f) => {
+                        assert_eq!(f, whole, "{} cut at {n}", path.display());
+                        decided += 1;
+                    }
+                    None => assert!(!complete, "{}", path.display()),
+                }
+            }
+        }
+        assert!(decided > 1000, "only {decided} prefixes decided");
+    }
+
+    /// A cut line that parses where the whole line does not proves
+    /// nothing.
+    #[test]
+    fn of_prefix_ignores_a_cut_line() {
+        let line = br#"{"type":"session_meta"} trailing"#;
+        assert_eq!(Format::of(line), Format::Claude);
+        assert_eq!(Format::of_prefix(&line[..23], false), None);
+    }
 
     #[test]
     fn the_corpus_samples_and_tails() {

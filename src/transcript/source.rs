@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 
+use super::format::Format;
 use crate::error::Error;
 
 /// A transcript's bytes, from a memory map or a buffer.
@@ -45,7 +46,7 @@ pub struct Transcript {
     head_cut: bool,
     path: Option<PathBuf>,
     /// The agent whose format the bytes have, judged once.
-    format: std::sync::OnceLock<super::format::Format>,
+    format: std::sync::OnceLock<Format>,
 }
 
 enum Data {
@@ -88,7 +89,7 @@ impl Transcript {
         path: P,
     ) -> Result<Transcript, Error> {
         let path = path.as_ref();
-        let (file, meta) = open_file(path)?;
+        let (mut file, meta) = open_file(path)?;
         if !meta.is_file() || meta.len() == 0 {
             return Transcript::read_from(path, file);
         }
@@ -96,14 +97,28 @@ impl Transcript {
         // function's contract. The map is read-only and private to us.
         let map =
             unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-        Ok(Transcript {
+        let t = Transcript {
             data: Data::Mapped(map),
             origin: 0,
             body_start: 0,
             head_cut: false,
             path: Some(path.to_path_buf()),
             format: Default::default(),
-        })
+        };
+        // The format of a big file from a small read, not from the map's
+        // first pages (see `Format::of_prefix`). In a small one, the head
+        // shares the tail's page tables, and a fault there costs less than
+        // the read.
+        if meta.len() >= FORMAT_PROBE_MIN_FILE {
+            let mut head = [0; FORMAT_PROBE_BYTES];
+            if let Ok(n) = read_full(&mut file, &mut head) {
+                let whole = n as u64 >= meta.len();
+                if let Some(format) = Format::of_prefix(&head[..n], whole) {
+                    let _ = t.format.set(format);
+                }
+            }
+        }
+        Ok(t)
     }
 
     /// Read the whole transcript at `path` into memory.
@@ -329,8 +344,8 @@ impl Transcript {
     /// judged from their first lines once, then remembered.
     ///
     /// [`Format::of`]: super::Format::of
-    pub fn format(&self) -> super::format::Format {
-        *self.format.get_or_init(|| super::format::Format::of(self.as_bytes()))
+    pub fn format(&self) -> Format {
+        *self.format.get_or_init(|| Format::of(self.as_bytes()))
     }
 
     /// The bytes that queries look at: every whole line the source holds.
@@ -378,6 +393,29 @@ impl Transcript {
     }
 }
 
+/// How many bytes of a mapped file are read to tell its format: the first
+/// line of a real session is a few hundred bytes.
+const FORMAT_PROBE_BYTES: usize = 4 << 10;
+
+/// The smallest mapped file whose format is probed by a read: from 2 MiB,
+/// its head and its tail need page tables of their own.
+const FORMAT_PROBE_MIN_FILE: u64 = 2 << 20;
+
+/// Fill `buf` from `file`'s position, or as much as it holds; how many
+/// bytes were read.
+fn read_full(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
 /// Up to `len` bytes of `file` from `offset`, fewer if it ends first,
 /// leaving the file's position after them.
 ///
@@ -393,15 +431,7 @@ fn read_span(
     let len = usize::try_from(len).unwrap_or(usize::MAX);
     file.seek(SeekFrom::Start(offset))?;
     let mut buf = vec![0; len];
-    let mut filled = 0;
-    while filled < len {
-        match file.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+    let filled = read_full(file, &mut buf)?;
     buf.truncate(filled);
     Ok(buf)
 }
@@ -413,4 +443,49 @@ fn open_file(path: &Path) -> Result<(File, std::fs::Metadata), Error> {
         return Err(Error::not_a_file(path, "a directory"));
     }
     Ok((file, meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mapped file big enough for the format probe gets the format the
+    /// whole bytes have: decided by the probe's read, or, when its first
+    /// line runs past the probe, from the map.
+    #[test]
+    fn a_big_mapped_file_keeps_its_format() {
+        let filler = format!("{}\n", r#"{"type":"progress","data":{}}"#);
+        let cases: [(&str, Format); 4] = [
+            (r#"{"type":"session_meta","payload":{}}"#, Format::Codex),
+            (
+                r#"{"sessionId":"s","projectHash":"h","kind":"main"}"#,
+                Format::Gemini,
+            ),
+            (r#"{"type":"user","message":{"content":"hi"}}"#, Format::Claude),
+            // A first line past the probe, then Codex's.
+            ("", Format::Codex),
+        ];
+        for (first, want) in cases {
+            let mut bytes = String::new();
+            if first.is_empty() {
+                let long = "x".repeat(FORMAT_PROBE_BYTES * 2);
+                bytes.push_str(&format!(
+                    "{{\"type\":\"session_meta\",\"payload\":{{\"t\":\"{long}\"}}}}\n"
+                ));
+            } else {
+                bytes.push_str(first);
+                bytes.push('\n');
+            }
+            while (bytes.len() as u64) < FORMAT_PROBE_MIN_FILE + 1024 {
+                bytes.push_str(&filler);
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("t.jsonl");
+            std::fs::write(&path, &bytes).unwrap();
+            assert_eq!(Format::of(bytes.as_bytes()), want);
+            // SAFETY: the file is ours and nothing truncates it.
+            let t = unsafe { Transcript::open_mmap(&path) }.unwrap();
+            assert_eq!(t.format(), want, "{first}");
+        }
+    }
 }
