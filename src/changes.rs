@@ -65,34 +65,98 @@ pub const SHELL_TOOLS: &[&str] = &[
     "local_shell",
 ];
 
-/// The shell command of a tool use, for a tool in [`SHELL_TOOLS`].
+/// What the rules read of a tool's input: its `command` and `cmd` fields,
+/// borrowed, and nothing else.
 ///
-/// The command is `input.command` as a string (Claude Code, Gemini CLI,
-/// and Codex CLI's hook input), `input.cmd` (Codex CLI's `exec_command`),
-/// or `input.command` as an argument vector (Codex CLI's `shell`), which
-/// is joined with spaces unless it is `[shell, "-c"/"-lc", script]`, whose
-/// script is the command.
-pub fn shell_command<'a>(
-    name: &str,
-    input: &'a serde_json::Value,
-) -> Option<std::borrow::Cow<'a, str>> {
-    use std::borrow::Cow;
+/// A transcript's tool inputs are read into this rather than into a
+/// `serde_json::Value`: an edit's input holds the file's new text, and
+/// building a map and an owned copy of it, only to look up `command`, was
+/// a good part of a scan's allocations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShellInput<'a> {
+    /// The `command` field.
+    pub command: CommandField<'a>,
+    /// The `cmd` field.
+    pub cmd: CommandField<'a>,
+}
 
-    if !SHELL_TOOLS.contains(&name) {
-        return None;
-    }
-    let command = input.get("command").or_else(|| input.get("cmd"))?;
-    if let Some(s) = command.as_str() {
-        return Some(Cow::Borrowed(s));
-    }
-    let argv: Vec<&str> =
-        command.as_array()?.iter().filter_map(|a| a.as_str()).collect();
-    match argv.as_slice() {
-        [_, flag, script] if matches!(*flag, "-c" | "-lc") => {
-            Some(Cow::Borrowed(*script))
+/// One command field of a tool's input.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum CommandField<'a> {
+    /// No such field (or the input is not an object).
+    #[default]
+    Absent,
+    /// A string.
+    Text(&'a str),
+    /// An array: its string elements, in order.
+    Argv(Vec<&'a str>),
+    /// A value of another kind.
+    Other,
+}
+
+impl<'a> CommandField<'a> {
+    fn of_value(v: Option<&'a serde_json::Value>) -> CommandField<'a> {
+        match v {
+            None => CommandField::Absent,
+            Some(serde_json::Value::String(s)) => CommandField::Text(s),
+            Some(serde_json::Value::Array(a)) => CommandField::Argv(
+                a.iter().filter_map(|x| x.as_str()).collect(),
+            ),
+            Some(_) => CommandField::Other,
         }
-        [] => None,
-        words => Some(Cow::Owned(words.join(" "))),
+    }
+}
+
+impl<'a> ShellInput<'a> {
+    /// The fields of a JSON input.
+    pub fn of_value(input: &'a serde_json::Value) -> ShellInput<'a> {
+        ShellInput {
+            command: CommandField::of_value(input.get("command")),
+            cmd: CommandField::of_value(input.get("cmd")),
+        }
+    }
+
+    /// The shell command of a tool use, for a tool in [`SHELL_TOOLS`].
+    ///
+    /// The command is `input.command` as a string (Claude Code, Gemini
+    /// CLI, and Codex CLI's hook input), `input.cmd` (Codex CLI's
+    /// `exec_command`), or `input.command` as an argument vector (Codex
+    /// CLI's `shell`), which is joined with spaces unless it is `[shell,
+    /// "-c"/"-lc", script]`, whose script is the command. `command` counts
+    /// when present, whatever its kind; only without it does `cmd`.
+    pub fn shell_command(
+        &self,
+        name: &str,
+    ) -> Option<std::borrow::Cow<'a, str>> {
+        use std::borrow::Cow;
+
+        if !SHELL_TOOLS.contains(&name) {
+            return None;
+        }
+        let field = match self.command {
+            CommandField::Absent => &self.cmd,
+            ref command => command,
+        };
+        match field {
+            CommandField::Text(s) => Some(Cow::Borrowed(*s)),
+            CommandField::Argv(argv) => match argv.as_slice() {
+                [_, flag, script] if matches!(*flag, "-c" | "-lc") => {
+                    Some(Cow::Borrowed(*script))
+                }
+                [] => None,
+                words => Some(Cow::Owned(words.join(" "))),
+            },
+            CommandField::Absent | CommandField::Other => None,
+        }
+    }
+
+    /// Whether a tool use with this name and input changes files: see
+    /// [`tool_changes_files`].
+    pub fn changes_files(&self, name: &str) -> Option<ChangeReason> {
+        if EDIT_TOOLS.contains(&name) {
+            return Some(ChangeReason::EditTool);
+        }
+        self.shell_command(name).and_then(|c| bash_changes_files(&c))
     }
 }
 
@@ -116,10 +180,7 @@ pub fn tool_changes_files(
     name: &str,
     input: &serde_json::Value,
 ) -> Option<ChangeReason> {
-    if EDIT_TOOLS.contains(&name) {
-        return Some(ChangeReason::EditTool);
-    }
-    shell_command(name, input).and_then(|c| bash_changes_files(&c))
+    ShellInput::of_value(input).changes_files(name)
 }
 
 /// The index of the last tool use in `uses` that changes files.
@@ -841,9 +902,14 @@ mod tests {
 mod shell_command_example {
     #[test]
     fn shell_command() {
-        use crate::changes::shell_command;
+        use crate::changes::ShellInput;
         use serde_json::json;
 
+        let shell_command = |name: &str, input: &serde_json::Value| {
+            ShellInput::of_value(input)
+                .shell_command(name)
+                .map(|c| c.into_owned())
+        };
         assert_eq!(
             shell_command("Bash", &json!({"command": "ls"})).as_deref(),
             Some("ls")

@@ -5,10 +5,11 @@
 //! they are reachable here when the `internals` feature is on. Nothing here
 //! is covered by semver; other crates should not enable the feature.
 
+pub use crate::changes::{CommandField, ShellInput};
 pub use crate::keywords::{
     AUDIT_MARKERS_EN, AUDIT_MARKERS_JA, AUDIT_MARKERS_KO,
 };
 pub use crate::transcript::{
-    quick_type, top_level_type, Content, Line, Lines, RecordParser,
+    quick_type, top_level_type, Block, Content, Line, Lines, RecordParser,
     RecordType, RevLines, Sniff,
 };

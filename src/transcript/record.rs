@@ -39,6 +39,8 @@ use serde::de::{
 };
 use serde::Deserialize;
 
+use crate::changes::{CommandField, ShellInput};
+
 /// A reusable parser for transcript lines.
 ///
 /// It owns a scratch arena that parsed lines are copied into, and
@@ -386,7 +388,7 @@ pub enum Block<'a> {
 pub struct ToolUse<'a> {
     id: Option<&'a str>,
     name: Option<&'a str>,
-    input: serde_json::Value,
+    input: ShellInput<'a>,
 }
 
 impl<'a> ToolUse<'a> {
@@ -400,8 +402,9 @@ impl<'a> ToolUse<'a> {
         self.name
     }
 
-    /// The tool's `input`, whole; `null` when absent.
-    pub fn input(&self) -> &serde_json::Value {
+    /// What the file-change rules read of the tool's `input`: its
+    /// `command` and `cmd` fields.
+    pub fn input(&self) -> &ShellInput<'a> {
         &self.input
     }
 }
@@ -513,6 +516,70 @@ impl<'de> Deserialize<'de> for Str<'de> {
     }
 }
 
+impl<'de> Deserialize<'de> for ShellInput<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ShellInput<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut input = ShellInput::default();
+                while let Some(key) = map.next_key::<InputKey>()? {
+                    match key {
+                        InputKey::Command => {
+                            input.command = map.next_value()?
+                        }
+                        InputKey::Cmd => input.cmd = map.next_value()?,
+                        InputKey::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(input)
+            }
+            lenient_rest!(ShellInput::default(); bool, num, unit, str, seq);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for CommandField<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CommandField<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(
+                self,
+                s: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(CommandField::Text(s))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut argv = vec![];
+                while let Some(Str(word)) = seq.next_element::<Str>()? {
+                    argv.extend(word);
+                }
+                Ok(CommandField::Argv(argv))
+            }
+            // A string that cannot be borrowed: unreachable with simd-json,
+            // as for `Str`.
+            lenient_rest!(CommandField::Other; bool, num, unit, str, map);
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// A boolean field: `true` only for JSON `true`.
 struct Flag(bool);
 
@@ -582,6 +649,8 @@ keys!(AgentResultKey { AgentId = "agentId" });
 keys!(AttachmentKey { Type = "type", BlockingError = "blockingError" });
 
 keys!(HookInfoKey { Command = "command" });
+
+keys!(InputKey { Command = "command", Cmd = "cmd" });
 
 keys!(MessageKey { Id = "id", Content = "content" });
 
@@ -946,8 +1015,7 @@ impl<'de> DeserializeSeed<'de> for BlockSeed {
                         BlockKey::Id => id = map.next_value::<Str>()?.0,
                         BlockKey::Name => name = map.next_value::<Str>()?.0,
                         BlockKey::Input => {
-                            input =
-                                Some(map.next_value::<serde_json::Value>()?)
+                            input = Some(map.next_value::<ShellInput>()?)
                         }
                         BlockKey::ToolUseId => {
                             tool_use_id = map.next_value::<Str>()?.0
@@ -963,7 +1031,7 @@ impl<'de> DeserializeSeed<'de> for BlockSeed {
                     Some("tool_use") => Block::ToolUse(ToolUse {
                         id,
                         name,
-                        input: input.unwrap_or(serde_json::Value::Null),
+                        input: input.unwrap_or_default(),
                     }),
                     Some("tool_result") => {
                         Block::ToolResult(ToolResult { tool_use_id })
@@ -1028,7 +1096,7 @@ mod tests {
                 assert_eq!(u.name(), Some("Bash"));
                 assert_eq!(u.id(), Some("u1"));
                 // Duplicate keys: the last wins, as in serde_json.
-                assert_eq!(u.input()["command"], "rm x");
+                assert_eq!(u.input().command, CommandField::Text("rm x"));
             }
             b => panic!("{:?}", b),
         }

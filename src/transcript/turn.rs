@@ -55,7 +55,7 @@ use super::reader::TurnReader;
 use super::record::{Block, Content, Record, RecordParser, RecordType};
 use super::sniff::quick_type;
 use super::source::Transcript;
-use crate::changes::{tool_changes_files, ChangeReason};
+use crate::changes::{ChangeReason, ShellInput};
 
 /// Prefixes of user lines that wrap command output rather than a prompt.
 const OUTPUT_WRAPPERS: &[&str] = &[
@@ -371,8 +371,23 @@ impl ToolCall {
         offset: u64,
         block: usize,
     ) -> ToolCall {
-        let command =
-            crate::changes::shell_command(name, input).map(|c| c.into_owned());
+        ToolCall::from_input(
+            id,
+            name,
+            &ShellInput::of_value(input),
+            offset,
+            block,
+        )
+    }
+
+    /// [`ToolCall::new`], from the fields of the input the rules read.
+    pub(crate) fn from_input(
+        id: Option<&str>,
+        name: &str,
+        input: &ShellInput<'_>,
+        offset: u64,
+        block: usize,
+    ) -> ToolCall {
         let key = match id.filter(|i| !i.is_empty()) {
             Some(id) => id.to_string(),
             None => format!("noid:{offset}:{block}"),
@@ -381,8 +396,8 @@ impl ToolCall {
             id: id.map(str::to_string),
             key,
             name: name.to_string(),
-            command,
-            change: tool_changes_files(name, input),
+            command: input.shell_command(name).map(|c| c.into_owned()),
+            change: input.changes_files(name),
         }
     }
 
@@ -755,7 +770,7 @@ impl TurnBuilder {
                 if LAUNCH_TOOLS.contains(&name) {
                     self.unanswered_launches += 1;
                 }
-                t.tool_uses.push(ToolCall::new(
+                t.tool_uses.push(ToolCall::from_input(
                     u.id(),
                     name,
                     u.input(),
@@ -819,7 +834,7 @@ impl TurnBuilder {
         }
         for (i, block) in rec.content().blocks().iter().enumerate() {
             if let Block::ToolUse(u) = block {
-                let call = ToolCall::new(
+                let call = ToolCall::from_input(
                     u.id(),
                     u.name().unwrap_or(""),
                     u.input(),

@@ -54,6 +54,25 @@ pub fn record_parse(data: &[u8]) {
             _ => 0,
         };
         assert_eq!(rec.content().blocks().len(), want_blocks);
+        // A tool use's input: the fields the rules read, as from serde_json.
+        let objects = msg
+            .and_then(|m| m.get("content"))
+            .and_then(|c| c.as_array())
+            .into_iter()
+            .flatten()
+            .filter(|b| b.is_object());
+        for (got, want) in rec.content().blocks().iter().zip(objects) {
+            if let stopgate::internals::Block::ToolUse(u) = got {
+                let null = serde_json::Value::Null;
+                let input = want.get("input").unwrap_or(&null);
+                assert_eq!(
+                    u.input(),
+                    &stopgate::internals::ShellInput::of_value(input),
+                    "tool input of {:?}",
+                    String::from_utf8_lossy(data)
+                );
+            }
+        }
     }
 }
 
