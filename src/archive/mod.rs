@@ -22,8 +22,6 @@ mod reader;
 mod scan;
 mod walk;
 
-use rayon::prelude::*;
-
 use crate::error::Error;
 use crate::gates::Gates;
 
@@ -34,9 +32,10 @@ pub use self::scan::{
 };
 pub use self::walk::{default_root, walk, Candidate, Walk, Walked};
 
-/// How many files a batch holds per thread: enough that a batch's
-/// stragglers cost little, few enough that a batch's reports are small.
-const BATCH_PER_THREAD: usize = 64;
+/// How many files may be scanned or wait to be handed out, per thread:
+/// enough that a long file does not hold the others up, few enough that
+/// the reports held are small.
+const IN_FLIGHT_PER_THREAD: usize = 64;
 
 /// Scan `files` on `threads` threads, calling `progress` with each file's
 /// size as it finishes. Reports come back in the order of `files`.
@@ -72,11 +71,12 @@ pub fn scan_files(
 /// `each`, in the order of `files`, calling `progress` with each file's
 /// size as it finishes.
 ///
-/// Files are taken from `files` (a [`Walk`], say) in batches of a few
-/// dozen per thread, and a batch's reports are handed out before the next
-/// batch is taken: a scan of 100,000 sessions holds one batch of files and
-/// reports, never all of them, and its output is the same on every thread
-/// count.
+/// Files are taken from `files` (a [`Walk`], say) one at a time, as long
+/// as fewer than a few dozen per thread are scanned or waiting to be
+/// handed out; a report waits only for those of the files before it. A
+/// scan of 100,000 sessions so holds a window of files and reports, never
+/// all of them, and no thread idles at a batch's end while another
+/// finishes a long file. The output is the same on every thread count.
 ///
 /// # Errors
 ///
@@ -99,34 +99,47 @@ where
         .num_threads(threads)
         .build()
         .map_err(|e| Error::thread_pool(&e))?;
-    let batch_len = threads.saturating_mul(BATCH_PER_THREAD);
-    // One batch is handed out while the next is scanned: the pool does not
-    // wait for the caller's writing, and at most three batches are held.
-    let (done, ready) = std::sync::mpsc::sync_channel::<Vec<FileReport>>(1);
+    let window = threads.saturating_mul(IN_FLIGHT_PER_THREAD);
+    // A file is taken only with a credit, and a credit comes back when a
+    // report is handed out: at most `window` files are in flight.
+    let (credit, credits) = std::sync::mpsc::sync_channel::<()>(window);
+    for _ in 0..window {
+        credit.send(()).expect("the channel holds `window` credits");
+    }
+    let (done, ready) = std::sync::mpsc::channel::<(usize, FileReport)>();
     std::thread::scope(|scope| {
-        let mut files = files.into_iter();
-        scope.spawn(move || loop {
-            let batch: Vec<Candidate> =
-                files.by_ref().take(batch_len).collect();
-            if batch.is_empty() {
-                return;
-            }
-            let reports = pool.install(|| {
-                batch
-                    .par_iter()
-                    .map(|c| {
+        let files = files.into_iter();
+        let pool = &pool;
+        // The producer walks and hands files to the pool; the scope waits
+        // for every file it spawned before the producer ends.
+        scope.spawn(move || {
+            pool.in_place_scope(|tasks| {
+                for (i, c) in files.enumerate() {
+                    // No credit: the consumer stopped (it panicked).
+                    if credits.recv().is_err() {
+                        return;
+                    }
+                    let done = done.clone();
+                    tasks.spawn(move |_| {
                         let report = scan_file(&c.path, gates, options);
                         progress(c.len);
-                        report
-                    })
-                    .collect()
+                        let _ = done.send((i, report));
+                    });
+                }
             });
-            if done.send(reports).is_err() {
-                return;
-            }
         });
-        for reports in ready {
-            reports.into_iter().for_each(&mut *each);
+        // Reports in the order of `files`: those that finish early wait
+        // for the ones before them.
+        let credit = credit;
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut next = 0;
+        for (i, report) in ready {
+            waiting.insert(i, report);
+            while let Some(report) = waiting.remove(&next) {
+                each(report);
+                next += 1;
+                let _ = credit.send(());
+            }
         }
     });
     Ok(())
