@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# `stopgate scan` on real transcripts against `rg` and a naive serde_json
+# scan, in the same hyperfine runs: issue 13's scan targets.
+#
+#   benches/scan_real.sh                  # a 1 GB archive, 3 rounds
+#   SIZE_MB=256 ROUNDS=2 benches/scan_real.sh
+#
+# The archive is ../shared/corpus/ (real Claude Code sessions, and the
+# Codex CLI and Gemini CLI captures) copied into numbered folders under
+# target/stopgate-bench/real-archive/ until it holds SIZE_MB (default
+# 1024) MiB; it is never committed. Skipped with a notice when the corpus
+# is not there. Page-cached before measuring. Per round, the medians of:
+#
+# - `stopgate scan --threads 1` and `--threads 2` (table output);
+# - `rg -j1 -c '"type":"assistant"'` over the same `.jsonl` files: the
+#   physical limit of reading them and finding one thing per line;
+# - the naive scan (examples/naive_scan.rs: every line through
+#   serde_json::Value, one thread).
+#
+# Then, per round and as the median of rounds: scan's 1-thread rate as a
+# share of rg's (target >= 0.5), naive / scan on one thread (>= 10), and
+# 1 thread / 2 threads (>= 1.8).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+corpus=../shared/corpus
+if [ ! -d "$corpus" ]; then
+    echo "scan_real: $corpus is missing; skipped" >&2
+    exit 0
+fi
+for tool in hyperfine rg; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        pkg=$tool; [ "$tool" = rg ] && pkg=ripgrep
+        echo "installing $pkg (Debian package)..." >&2
+        apt-get install -y "$pkg" >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y "$pkg" >/dev/null; }
+    fi
+done
+
+SIZE_MB=${SIZE_MB:-1024}
+ROUNDS=${ROUNDS:-3}
+RUNS=${RUNS:-5}
+cargo build --release --quiet
+cargo build --release --quiet --example naive_scan
+bin=$PWD/target/release/stopgate
+naive=$PWD/target/release/examples/naive_scan
+
+dir=$PWD/target/stopgate-bench/real-archive
+want=$((SIZE_MB << 20))
+have=$( [ -d "$dir" ] && du -sb "$dir" | cut -f1 || echo 0)
+if [ "$have" -lt "$want" ] || [ "$have" -gt $((want + (32 << 20))) ]; then
+    rm -rf "$dir"; mkdir -p "$dir"
+    i=0; have=0
+    while [ "$have" -lt "$want" ]; do
+        i=$((i + 1)); copy=$dir/$(printf %03d "$i")
+        mkdir -p "$copy"; cp -r "$corpus"/. "$copy"/
+        have=$(du -sb "$dir" | cut -f1)
+    done
+fi
+files=$(find "$dir" -name '*.jsonl' | wc -l)
+bytes=$(find "$dir" -name '*.jsonl' -print0 | xargs -0 cat | wc -c)
+find "$dir" -name '*.jsonl' -print0 | xargs -0 cat > /dev/null   # page cache
+
+work=$PWD/target/stopgate-bench/scan-real
+mkdir -p "$work"
+rounds=()
+for ((r = 0; r < ROUNDS; r++)); do
+    hyperfine -N --warmup 1 --runs "$RUNS" --style none \
+        --export-json "$work/round-$r.json" \
+        "$bin scan --no-progress --threads 1 $dir" \
+        "$bin scan --no-progress --threads 2 $dir" \
+        "rg -j1 -c -g *.jsonl '\"type\":\"assistant\"' $dir" \
+        "$naive $dir" >/dev/null
+    rounds+=("$work/round-$r.json")
+done
+
+python3 - "$files" "$bytes" "${rounds[@]}" <<'PY'
+import json, statistics, sys
+files, b = int(sys.argv[1]), int(sys.argv[2])
+rounds = [[r["median"] for r in json.load(open(f))["results"]] for f in sys.argv[3:]]
+print("archive: %d files, %.2f GB of .jsonl, page-cached" % (files, b / 1e9))
+print("medians (s) per round: scan 1 thread, scan 2 threads, rg -j1, naive")
+for t1, t2, rg, naive in rounds:
+    print("  %.3f  %.3f  %.3f  %.3f   (scan %.2f GB/s)" % (t1, t2, rg, naive, b / t1 / 1e9))
+for label, f in [
+    ("scan 1 thread / rg -j1, as rates (>= 0.5)", lambda t1, t2, rg, n: rg / t1),
+    ("naive / scan, 1 thread               (>= 10)", lambda t1, t2, rg, n: n / t1),
+    ("scan 1 thread / 2 threads            (>= 1.8)", lambda t1, t2, rg, n: t1 / t2),
+]:
+    xs = [f(*r) for r in rounds]
+    print("%s  %.2f  [%.2f, %.2f]" % (label, statistics.median(xs), min(xs), max(xs)))
+PY
