@@ -21,7 +21,9 @@ fn scan(path: &Path, assistant: &mut u64) -> std::io::Result<()> {
         }
     } else if path.extension().is_some_and(|e| e == "jsonl") {
         let file = std::fs::File::open(path)?;
-        for line in std::io::BufReader::with_capacity(256 << 10, file).split(b'\n') {
+        for line in
+            std::io::BufReader::with_capacity(256 << 10, file).split(b'\n')
+        {
             let line = line?;
             if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line) {
                 *assistant += u64::from(v["type"] == "assistant");
