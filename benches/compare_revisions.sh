@@ -16,9 +16,8 @@ cd "$(dirname "$0")/.."
 old=${1:?usage: benches/compare_revisions.sh OLD_REV [NEW_REV]}
 new=${2:-}
 
-if ! command -v hyperfine >/dev/null 2>&1; then
-    apt-get install -y hyperfine >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y hyperfine >/dev/null; }
-fi
+. benches/support/need.sh
+need hyperfine
 RUNS=${RUNS:-200}
 work=$PWD/target/compare
 mkdir -p "$work"

@@ -21,10 +21,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v hyperfine >/dev/null 2>&1; then
-    echo "installing hyperfine (Debian package)..." >&2
-    apt-get install -y hyperfine >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y hyperfine >/dev/null; }
-fi
+. benches/support/need.sh
+need hyperfine
 
 SIZES=${SIZES:-"1K 100M 1G"}
 RUNS=${RUNS:-300}

@@ -28,13 +28,9 @@ if [ ! -d "$corpus" ]; then
     echo "scan_real: $corpus is missing; skipped" >&2
     exit 0
 fi
-for tool in hyperfine rg; do
-    if ! command -v "$tool" >/dev/null 2>&1; then
-        pkg=$tool; [ "$tool" = rg ] && pkg=ripgrep
-        echo "installing $pkg (Debian package)..." >&2
-        apt-get install -y "$pkg" >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y "$pkg" >/dev/null; }
-    fi
-done
+. benches/support/need.sh
+need hyperfine
+need rg ripgrep
 
 SIZE_MB=${SIZE_MB:-1024}
 ROUNDS=${ROUNDS:-3}

@@ -15,10 +15,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v hyperfine >/dev/null 2>&1; then
-    apt-get install -y hyperfine >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y hyperfine >/dev/null; }
-fi
-[ -x /usr/bin/time ] || apt-get install -y time >/dev/null
+. benches/support/need.sh
+need hyperfine
+[ -x /usr/bin/time ] || need /usr/bin/time time
 
 FILES=${FILES:-16}
 FILE_SIZE=${FILE_SIZE:-64M}
