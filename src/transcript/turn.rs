@@ -361,9 +361,9 @@ pub struct ToolCall {
 
 impl ToolCall {
     /// A tool use, judged once by the rule table
-    /// ([`tool_changes_files`]). `offset` (its line's) and `block` (its
-    /// index in the line's content) place it in the file, which keys a tool
-    /// use without an id.
+    /// ([`tool_changes_files`](crate::tool_changes_files)). `offset` (its
+    /// line's) and `block` (its index in the line's content) place it in
+    /// the file, which keys a tool use without an id.
     pub fn new(
         id: Option<&str>,
         name: &str,
