@@ -134,7 +134,7 @@ const PAIR_BUCKETS: usize = 1 << 8;
 /// position of a text, only the keywords that start with the text's next
 /// two bytes (and a few that share their bucket) are compared.
 ///
-/// Building it is one pass over the keywords and a 4 KiB table, which is
+/// Building it is one pass over the keywords and a 512-byte table, which is
 /// why a hook run, which searches one short text with a few hundred
 /// keywords, uses it instead of an automaton (a few hundred microseconds
 /// to build) or a `memmem` searcher per keyword (each one built, then run

@@ -37,6 +37,9 @@ pub use self::walk::{default_root, walk, Candidate, Walk, Walked};
 /// the reports held are small.
 const IN_FLIGHT_PER_THREAD: usize = 64;
 
+/// The most files in flight, whatever the number of threads.
+const MAX_IN_FLIGHT: usize = 1 << 12;
+
 /// Scan `files` on `threads` threads, calling `progress` with each file's
 /// size as it finishes. Reports come back in the order of `files`.
 ///
@@ -99,7 +102,8 @@ where
         .num_threads(threads)
         .build()
         .map_err(|e| Error::thread_pool(&e))?;
-    let window = threads.saturating_mul(IN_FLIGHT_PER_THREAD);
+    let window =
+        threads.saturating_mul(IN_FLIGHT_PER_THREAD).min(MAX_IN_FLIGHT);
     // A file is taken only with a credit, and a credit comes back when a
     // report is handed out: at most `window` files are in flight.
     let (credit, credits) = std::sync::mpsc::sync_channel::<()>(window);
