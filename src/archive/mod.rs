@@ -173,7 +173,7 @@ mod tests {
     }
 
     #[test]
-    fn reports_come_in_path_order_across_batches() {
+    fn reports_come_in_path_order_past_the_window() {
         let dir = archive();
         let roots = vec![dir.path().to_path_buf()];
         let gates = Gates::new_for_bulk(&Config::default()).unwrap();
@@ -184,7 +184,7 @@ mod tests {
             .filter(|p| p.is_file())
             .collect();
         listed.sort();
-        // Two threads: batches of 128, so three batches.
+        // Two threads: at most 128 files in flight, of 300.
         let mut got = vec![];
         let walk = Walk::new(&roots, None).unwrap();
         scan_files_each(walk, &gates, &options, 2, &|_| {}, &mut |r| {
