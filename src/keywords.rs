@@ -660,6 +660,24 @@ mod tests {
         });
     }
 
+    /// A one-shot set too big for the index's 16-bit links gets the
+    /// automaton, and finds the same.
+    #[test]
+    fn a_one_shot_set_past_the_index_gets_the_automaton() {
+        let keywords: Vec<String> =
+            (0..usize::from(u16::MAX)).map(|i| format!("k{i:05}x")).collect();
+        let set =
+            KeywordSet::builder().one_shot(true).build(&keywords).unwrap();
+        assert!(matches!(set.matcher, Matcher::Automaton(_)));
+        let m = set.find("a k65534x b").unwrap();
+        assert_eq!(set.keyword(m), "k65534x");
+        let small = KeywordSet::builder()
+            .one_shot(true)
+            .build(&keywords[..10])
+            .unwrap();
+        assert!(matches!(small.matcher, Matcher::OneShot(_)));
+    }
+
     /// A text past the one-shot limit is searched by the automaton, with
     /// the same answer.
     #[test]

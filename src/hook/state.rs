@@ -635,6 +635,25 @@ mod tests {
         std::os::unix::fs::symlink(victim, dir.path().join(name)).unwrap();
     }
 
+    /// The count is rewritten in place: an older, unpadded count goes on
+    /// from its value, and a longer file is cut to the padded width.
+    #[test]
+    fn the_count_is_rewritten_in_place() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::open(&tmp.path().join("s")).unwrap();
+        let count = dir.path().join("s.count");
+        let lock = dir.lock("s").unwrap();
+        fs::write(&count, "7").unwrap();
+        assert_eq!(lock.increment_prompted().unwrap(), 8);
+        assert_eq!(fs::read_to_string(&count).unwrap(), "         8\n");
+        assert_eq!(lock.prompted(), 8);
+        fs::write(&count, format!("{}\n", "9".repeat(40))).unwrap();
+        assert_eq!(lock.increment_prompted().unwrap(), 1);
+        assert_eq!(fs::read_to_string(&count).unwrap(), "         1\n");
+        assert_eq!(lock.increment_prompted().unwrap(), 2);
+        assert_eq!(lock.prompted(), 2);
+    }
+
     #[test]
     fn never_writes_through_planted_links() {
         let tmp = tempfile::tempdir().unwrap();
