@@ -78,12 +78,26 @@ impl Format {
     /// assert_eq!(Format::of(claude), Format::Claude);
     /// ```
     pub fn of(bytes: &[u8]) -> Format {
+        Format::of_lines(bytes).unwrap_or_default()
+    }
+
+    /// The first format one of the first [`PROBE_LINES`] non-empty lines of
+    /// `bytes` proves, or the default when that many prove none; `None`
+    /// when the lines end before that.
+    fn of_lines(bytes: &[u8]) -> Option<Format> {
         let mut parser = ValueParser::default();
-        Lines::new(bytes)
-            .filter(|l| !l.is_empty())
-            .take(PROBE_LINES)
-            .find_map(|l| Format::of_line_with(l.as_bytes(), &mut parser))
-            .unwrap_or_default()
+        let mut seen = 0;
+        for line in Lines::new(bytes).filter(|l| !l.is_empty()) {
+            if let Some(f) = Format::of_line_with(line.as_bytes(), &mut parser)
+            {
+                return Some(f);
+            }
+            seen += 1;
+            if seen == PROBE_LINES {
+                return Some(Format::default());
+            }
+        }
+        None
     }
 
     /// [`Format::of`] of a file, from its first bytes `prefix` alone, when
@@ -101,23 +115,8 @@ impl Format {
         }
         // Only the lines the prefix holds to their end: a cut one might
         // parse where the whole one does not.
-        let complete = match memchr::memrchr(b'\n', prefix) {
-            Some(end) => &prefix[..=end],
-            None => return None,
-        };
-        let mut parser = ValueParser::default();
-        let mut seen = 0;
-        for line in Lines::new(complete).filter(|l| !l.is_empty()) {
-            if let Some(f) = Format::of_line_with(line.as_bytes(), &mut parser)
-            {
-                return Some(f);
-            }
-            seen += 1;
-            if seen == PROBE_LINES {
-                return Some(Format::default());
-            }
-        }
-        None
+        let end = memchr::memrchr(b'\n', prefix)?;
+        Format::of_lines(&prefix[..=end])
     }
 
     /// The format one line proves, if any; [`Format::of`] is the first

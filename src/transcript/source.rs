@@ -169,7 +169,9 @@ impl Transcript {
             return Ok(t);
         }
         let origin = len.saturating_sub(window);
-        let buf = read_span(&mut file, origin, len - origin)
+        let buf = file
+            .seek(SeekFrom::Start(origin))
+            .and_then(|_| read_span(&mut file, len - origin))
             .map_err(|e| Error::io(path, e))?;
         let mut t = Transcript {
             data: Data::Owned(buf),
@@ -200,7 +202,8 @@ impl Transcript {
         // One byte past the window tells whether the file goes on.
         let want = len.saturating_add(1);
         let mut buf = if meta.is_file() {
-            read_span(&mut file, 0, want.min(meta.len().saturating_add(1)))
+            // Just opened: the position is the start.
+            read_span(&mut file, want.min(meta.len().saturating_add(1)))
                 .map_err(|e| Error::io(path, e))?
         } else {
             vec![]
@@ -416,20 +419,15 @@ fn read_full(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(filled)
 }
 
-/// Up to `len` bytes of `file` from `offset`, fewer if it ends first,
-/// leaving the file's position after them.
+/// Up to `len` bytes of `file` from its position, fewer if it ends first,
+/// leaving the position after them.
 ///
 /// The buffer is sized once, so the bytes are read in one call (a few for
 /// a slow file) and never copied to a bigger buffer as `read_to_end` does
 /// from a small start: for a 64 KiB window, twelve reads and as many
 /// copies became one.
-fn read_span(
-    file: &mut File,
-    offset: u64,
-    len: u64,
-) -> std::io::Result<Vec<u8>> {
+fn read_span(file: &mut File, len: u64) -> std::io::Result<Vec<u8>> {
     let len = usize::try_from(len).unwrap_or(usize::MAX);
-    file.seek(SeekFrom::Start(offset))?;
     let mut buf = vec![0; len];
     let filled = read_full(file, &mut buf)?;
     buf.truncate(filled);
