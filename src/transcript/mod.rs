@@ -37,6 +37,6 @@ pub use self::turn::safe_id;
 #[cfg(feature = "internals")]
 pub use self::{
     lines::{Line, Lines, RevLines},
-    record::{Block, Content, RecordParser, RecordType},
+    record::{Block, Content, Record, RecordParser, RecordType},
     sniff::{quick_type, top_level_type, Sniff},
 };

@@ -24,6 +24,10 @@
 
 use crate::transcript::ToolCall;
 
+mod lexer;
+
+use self::lexer::{lex, Word};
+
 /// The tools that change files whatever their input: Claude Code's
 /// `Write`, `Edit`, `MultiEdit` and `NotebookEdit`, Codex CLI's
 /// `apply_patch`, and Gemini CLI's `write_file` and `replace`.
@@ -201,62 +205,61 @@ pub fn bash_changes_files(command: &str) -> Option<ChangeReason> {
 /// arguments that makes it write.
 struct Rule {
     name: &'static str,
-    writes: fn(&[String]) -> bool,
+    writes: fn(&[Word<'_>]) -> bool,
 }
 
-fn always(_: &[String]) -> bool {
+fn always(_: &[Word<'_>]) -> bool {
     true
 }
 
 /// Some argument is a short-option cluster holding `flag`, such as `-i`,
 /// `-pi` or `-i.bak`, or the long option `long`.
-fn short_or_long(args: &[String], flag: char, long: &str) -> bool {
+fn short_or_long(args: &[Word<'_>], flag: char, long: &str) -> bool {
     args.iter().any(|a| {
         (a.starts_with('-')
             && !a.starts_with("--")
             && a[1..].starts_with(|c: char| c.is_ascii_alphabetic())
-            && {
-                // The cluster ends at the first non-letter (`-i.bak`).
-                let letters: String = a[1..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphabetic())
-                    .collect();
-                letters.contains(flag)
-            })
+            // The cluster ends at the first non-letter (`-i.bak`).
+            && a[1..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .any(|c| c == flag))
             || (!long.is_empty()
-                && (a == long || a.starts_with(&format!("{long}="))))
+                && a.strip_prefix(long).is_some_and(|rest| {
+                    rest.is_empty() || rest.starts_with('=')
+                }))
     })
 }
 
-fn has(args: &[String], any: &[&str]) -> bool {
-    args.iter().any(|a| any.contains(&a.as_str()))
+fn has(args: &[Word<'_>], any: &[&str]) -> bool {
+    args.iter().any(|a| any.contains(&&**a))
 }
 
-fn sed_in_place(args: &[String]) -> bool {
+fn sed_in_place(args: &[Word<'_>]) -> bool {
     short_or_long(args, 'i', "--in-place")
 }
 
-fn perl_in_place(args: &[String]) -> bool {
+fn perl_in_place(args: &[Word<'_>]) -> bool {
     short_or_long(args, 'i', "")
 }
 
-fn tee_to_file(args: &[String]) -> bool {
+fn tee_to_file(args: &[Word<'_>]) -> bool {
     args.iter().any(|a| !a.starts_with('-') && !is_device(a))
 }
 
-fn dd_to_file(args: &[String]) -> bool {
+fn dd_to_file(args: &[Word<'_>]) -> bool {
     args.iter().any(|a| a.strip_prefix("of=").is_some_and(|t| !is_device(t)))
 }
 
-fn git_writes(args: &[String]) -> bool {
+fn git_writes(args: &[Word<'_>]) -> bool {
     // Skip global options such as `-C dir` and `-c k=v`.
     let mut i = 0;
     while i < args.len() && args[i].starts_with('-') {
-        i += if matches!(args[i].as_str(), "-C" | "-c") { 2 } else { 1 };
+        i += if matches!(&*args[i], "-C" | "-c") { 2 } else { 1 };
     }
     let Some(sub) = args.get(i) else { return false };
     let rest = &args[i + 1..];
-    match sub.as_str() {
+    match &**sub {
         "apply" => {
             !has(rest, &["--check", "--stat", "--numstat", "--summary"])
         }
@@ -267,13 +270,13 @@ fn git_writes(args: &[String]) -> bool {
         }
         "reset" => has(rest, &["--hard", "--merge", "--keep"]),
         "stash" => {
-            rest.first().is_some_and(|s| matches!(s.as_str(), "pop" | "apply"))
+            rest.first().is_some_and(|s| matches!(&**s, "pop" | "apply"))
         }
         _ => false,
     }
 }
 
-fn tar_extracts(args: &[String]) -> bool {
+fn tar_extracts(args: &[Word<'_>]) -> bool {
     args.first().is_some_and(|a| {
         let a = a.trim_start_matches('-');
         !a.is_empty()
@@ -282,31 +285,31 @@ fn tar_extracts(args: &[String]) -> bool {
     }) || short_or_long(args, 'x', "--extract")
 }
 
-fn not_check(args: &[String]) -> bool {
+fn not_check(args: &[Word<'_>]) -> bool {
     !has(
         args,
         &["--check", "--diff", "-l", "--list-different", "-d", "--dry-run"],
     )
 }
 
-fn prettier_writes(args: &[String]) -> bool {
+fn prettier_writes(args: &[Word<'_>]) -> bool {
     has(args, &["--write", "-w"])
 }
 
-fn gofmt_writes(args: &[String]) -> bool {
+fn gofmt_writes(args: &[Word<'_>]) -> bool {
     has(args, &["-w"])
 }
 
-fn fix_flag(args: &[String]) -> bool {
+fn fix_flag(args: &[Word<'_>]) -> bool {
     args.iter().any(|a| a == "--fix" || a.starts_with("--fix="))
 }
 
-fn clang_format_writes(args: &[String]) -> bool {
+fn clang_format_writes(args: &[Word<'_>]) -> bool {
     has(args, &["-i"])
 }
 
-fn cargo_writes(args: &[String]) -> bool {
-    match args.first().map(String::as_str) {
+fn cargo_writes(args: &[Word<'_>]) -> bool {
+    match args.first().map(|a| &**a) {
         Some("fmt") => not_check(&args[1..]),
         Some("fix") => true,
         Some("clippy") => fix_flag(&args[1..]),
@@ -314,14 +317,14 @@ fn cargo_writes(args: &[String]) -> bool {
     }
 }
 
-fn go_writes(args: &[String]) -> bool {
-    matches!(args.first().map(String::as_str), Some("fmt" | "generate"))
+fn go_writes(args: &[Word<'_>]) -> bool {
+    matches!(args.first().map(|a| &**a), Some("fmt" | "generate"))
         || (args.first().is_some_and(|a| a == "mod")
             && args.get(1).is_some_and(|a| a == "tidy"))
 }
 
-fn ruff_writes(args: &[String]) -> bool {
-    match args.first().map(String::as_str) {
+fn ruff_writes(args: &[Word<'_>]) -> bool {
+    match args.first().map(|a| &**a) {
         Some("format") => not_check(&args[1..]),
         Some("check") => fix_flag(&args[1..]),
         _ => false,
@@ -377,7 +380,7 @@ fn is_device(target: &str) -> bool {
 }
 
 /// Judge one simple command. `depth` bounds `bash -c` recursion.
-fn judge(words: &[String], depth: usize) -> Option<ChangeReason> {
+fn judge(words: &[Word<'_>], depth: usize) -> Option<ChangeReason> {
     let mut i = 0;
     // Skip `VAR=value` assignments and wrappers with their options.
     while let Some(w) = words.get(i) {
@@ -440,272 +443,6 @@ fn is_assignment(word: &str) -> bool {
                 && !name.starts_with(|c: char| c.is_ascii_digit())
         }
         None => false,
-    }
-}
-
-/// A command line, split into simple commands.
-#[derive(Debug, Default)]
-struct Lexed {
-    commands: Vec<Vec<String>>,
-    /// Some output redirection targets a real file.
-    file_redirect: bool,
-}
-
-/// A small shell lexer: words, quotes, operators, redirections and
-/// here-documents. It is not a shell parser; it only needs to find
-/// command words and redirection targets.
-fn lex(src: &str) -> Lexed {
-    Lexer::new(src).run()
-}
-
-/// A here-document whose body is still to be skipped.
-#[derive(Debug)]
-struct Heredoc {
-    delimiter: String,
-    /// `<<-`: leading tabs are stripped from the body's lines.
-    strip_tabs: bool,
-}
-
-/// The lexer's state: one method per construct, each starting at the
-/// construct's first character and leaving `i` after it.
-#[derive(Debug)]
-struct Lexer {
-    chars: Vec<char>,
-    i: usize,
-    out: Lexed,
-    /// The words of the simple command being read.
-    words: Vec<String>,
-    /// The word being read, when `in_word`.
-    word: String,
-    in_word: bool,
-    /// Here-documents opened on the current line.
-    heredocs: Vec<Heredoc>,
-}
-
-impl Lexer {
-    fn new(src: &str) -> Lexer {
-        Lexer {
-            chars: src.chars().collect(),
-            i: 0,
-            out: Lexed::default(),
-            words: vec![],
-            word: String::new(),
-            in_word: false,
-            heredocs: vec![],
-        }
-    }
-
-    fn run(mut self) -> Lexed {
-        while let Some(&c) = self.chars.get(self.i) {
-            match c {
-                '\n' => self.newline(),
-                ' ' | '\t' => {
-                    self.end_word();
-                    self.i += 1;
-                }
-                ';' | '|' | '(' | ')' | '`' => self.separator(1),
-                '&' if self.at(1) == Some('>') => self.redirect_both(),
-                '&' => self.separator(1),
-                '>' => self.redirect_out(),
-                '<' => self.redirect_in(),
-                '\'' | '"' | '\\' => self.quoted(),
-                '$' if self.at(1) == Some('(') => self.separator(2),
-                c => {
-                    self.word.push(c);
-                    self.in_word = true;
-                    self.i += 1;
-                }
-            }
-        }
-        self.end_word();
-        self.end_command();
-        self.out
-    }
-
-    /// The character `k` places after the current one.
-    fn at(&self, k: usize) -> Option<char> {
-        self.chars.get(self.i + k).copied()
-    }
-
-    fn end_word(&mut self) {
-        if self.in_word {
-            self.words.push(std::mem::take(&mut self.word));
-            self.in_word = false;
-        }
-    }
-
-    fn end_command(&mut self) {
-        if !self.words.is_empty() {
-            self.out.commands.push(std::mem::take(&mut self.words));
-        }
-    }
-
-    /// An operator of `len` characters that ends the command: `;`, `|`,
-    /// `(`, `)`, a backquote, `&`, or `$(`, after which what follows is a
-    /// command of its own.
-    fn separator(&mut self, len: usize) {
-        self.end_word();
-        self.end_command();
-        self.i += len;
-    }
-
-    /// A newline ends the command, then the bodies of the line's
-    /// here-documents are skipped.
-    fn newline(&mut self) {
-        self.separator(1);
-        for doc in std::mem::take(&mut self.heredocs) {
-            self.skip_heredoc_body(&doc);
-        }
-    }
-
-    fn skip_heredoc_body(&mut self, doc: &Heredoc) {
-        let chars = &self.chars;
-        loop {
-            let start = self.i;
-            while self.i < chars.len() && chars[self.i] != '\n' {
-                self.i += 1;
-            }
-            let line: String = chars[start..self.i].iter().collect();
-            self.i = (self.i + 1).min(chars.len());
-            let line = if doc.strip_tabs {
-                line.trim_start_matches('\t')
-            } else {
-                &line
-            };
-            if line == doc.delimiter || self.i >= chars.len() {
-                break;
-            }
-        }
-    }
-
-    /// A word that starts with a quote or a backslash.
-    fn quoted(&mut self) {
-        let w = self.read_word();
-        self.word.push_str(&w);
-        self.in_word = true;
-    }
-
-    /// `&>file` and `&>>file`.
-    fn redirect_both(&mut self) {
-        self.end_word();
-        self.i += 2;
-        if self.at(0) == Some('>') {
-            self.i += 1;
-        }
-        let target = self.read_word();
-        self.target(&target);
-    }
-
-    /// `>`, `>>`, `>|`, `>&`, and `>(` (process substitution, not a file).
-    fn redirect_out(&mut self) {
-        // A word of digits just before is the fd being redirected.
-        if self.in_word && self.word.chars().all(|c| c.is_ascii_digit()) {
-            self.word.clear();
-            self.in_word = false;
-        } else {
-            self.end_word();
-        }
-        self.i += 1;
-        match self.at(0) {
-            Some('(') => {
-                self.end_command();
-                self.i += 1;
-            }
-            Some('&') => {
-                // `>&2`, `>&-`: duplicating a descriptor. `>&file` writes a
-                // file.
-                self.i += 1;
-                let target = self.read_word();
-                let dup = target == "-"
-                    || target.chars().all(|c| c.is_ascii_digit());
-                if !dup {
-                    self.target(&target);
-                }
-            }
-            next => {
-                if matches!(next, Some('>') | Some('|')) {
-                    self.i += 1;
-                }
-                let target = self.read_word();
-                self.target(&target);
-            }
-        }
-    }
-
-    /// `<file`, a here-document `<<WORD` or `<<-WORD`, a here-string
-    /// `<<<word`: nothing is written.
-    fn redirect_in(&mut self) {
-        self.end_word();
-        self.i += 1;
-        if self.at(0) != Some('<') {
-            self.read_word(); // the input's source
-            return;
-        }
-        self.i += 1;
-        if self.at(0) == Some('<') {
-            self.i += 1;
-            self.read_word(); // the here-string
-            return;
-        }
-        let strip_tabs = self.at(0) == Some('-');
-        if strip_tabs {
-            self.i += 1;
-        }
-        let delimiter = self.read_word();
-        if !delimiter.is_empty() {
-            self.heredocs.push(Heredoc { delimiter, strip_tabs });
-        }
-    }
-
-    /// An output redirection's target: a real file is a change.
-    fn target(&mut self, target: &str) {
-        if !target.is_empty() && !is_device(target) {
-            self.out.file_redirect = true;
-        }
-    }
-
-    /// Read one word from `i` (after blanks), honouring quotes.
-    fn read_word(&mut self) -> String {
-        let chars = &self.chars;
-        let mut i = self.i;
-        while i < chars.len() && (chars[i] == ' ' || chars[i] == '\t') {
-            i += 1;
-        }
-        let mut w = String::new();
-        while i < chars.len() {
-            match chars[i] {
-                '\'' => {
-                    i += 1;
-                    while i < chars.len() && chars[i] != '\'' {
-                        w.push(chars[i]);
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                '"' => {
-                    i += 1;
-                    while i < chars.len() && chars[i] != '"' {
-                        if chars[i] == '\\' && i + 1 < chars.len() {
-                            i += 1;
-                        }
-                        w.push(chars[i]);
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                '\\' if i + 1 < chars.len() => {
-                    w.push(chars[i + 1]);
-                    i += 2;
-                }
-                c if c.is_whitespace() || ";&|<>()".contains(c) => break,
-                c => {
-                    w.push(c);
-                    i += 1;
-                }
-            }
-        }
-        self.i = i;
-        w
     }
 }
 
