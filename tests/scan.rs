@@ -733,3 +733,80 @@ fn a_long_first_line_does_not_decide_the_format() {
     assert_eq!(rows[0]["agent"], "codex");
     assert_eq!(rows[0]["kind"], "interrupted");
 }
+
+/// A scanned file's entrypoint is learnt from the bytes as they stream
+/// past, not from a second read of the head: every fixture, at every
+/// chunk size, gets the report it gets when the head read names the
+/// entrypoint, with `sdk-cli` sessions skipped as unattended.
+#[test]
+fn the_entrypoint_streamed_is_the_one_the_head_read_gives() {
+    let gates = Gates::new(&Config::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // A turn that ends before the line naming the entrypoint has streamed
+    // past the first window: it waits for the answer.
+    let late = dir.path().join("late.jsonl");
+    let prompt = |text: &str, entrypoint: Option<&str>| {
+        let mut v = serde_json::json!({"type": "user", "sessionId": "late",
+            "timestamp": "2026-03-20T10:00:00Z",
+            "message": {"role": "user", "content": text}});
+        if let Some(e) = entrypoint {
+            v["entrypoint"] = e.into();
+        }
+        v.to_string()
+    };
+    let edit = serde_json::json!({"type": "assistant", "sessionId": "late",
+        "message": {"id": "m1", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Edit", "input": {}}]}});
+    let done = serde_json::json!({"type": "assistant", "sessionId": "late",
+        "message": {"id": "m1", "role": "assistant", "content": [
+            {"type": "text", "text": "Done."}]}});
+    let pad = serde_json::json!({"type": "file-history-snapshot",
+        "snapshot": {"pad": "x".repeat(20_000)}});
+    let lines = [
+        prompt("fix it", None),
+        edit.to_string(),
+        done.to_string(),
+        pad.to_string(),
+        prompt("again", Some("sdk-cli")),
+        edit.to_string(),
+        done.to_string(),
+    ];
+    std::fs::write(&late, lines.join("\n") + "\n").unwrap();
+    let mut files = fixture_files();
+    files.push(late.clone());
+    // A subagent's file yields no rows of its own.
+    files.retain(|p| !p.components().any(|c| c.as_os_str() == "subagents"));
+    for path in files {
+        let want_entrypoint =
+            stopgate::Transcript::read_entrypoint(&path).unwrap();
+        for chunk in [1 << 18, 4096, 7] {
+            let mut opts = ScanOptions::default();
+            opts.chunk_size = chunk;
+            opts.skip_entrypoints = vec!["sdk-cli".to_string()];
+            if chunk == 7 && std::fs::metadata(&path).unwrap().len() > 1 << 20
+            {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let want = scan_reader(
+                &path,
+                &bytes[..],
+                want_entrypoint.clone(),
+                &gates,
+                &opts,
+            );
+            let got = scan_file(&path, &gates, &opts);
+            assert_eq!(got, want, "{} at chunk {chunk}", path.display());
+        }
+    }
+    let report = scan_file(&late, &gates, &{
+        let mut opts = ScanOptions::default();
+        opts.skip_entrypoints = vec!["sdk-cli".to_string()];
+        opts
+    });
+    assert_eq!(report.entrypoint.as_deref(), Some("sdk-cli"));
+    assert_eq!(report.turns.len(), 2, "{report:#?}");
+    assert!(report.turns.iter().all(|t| t.changed && t.findings.is_empty()));
+    let attended = scan_file(&late, &gates, &ScanOptions::default());
+    assert!(attended.turns.iter().all(|t| !t.findings.is_empty()));
+}

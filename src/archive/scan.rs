@@ -12,6 +12,7 @@
 //! launched it. Compaction summarizers and prompt-suggestion helpers are
 //! never launched by a turn, so they are never read.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -20,7 +21,7 @@ use super::reader::{for_each_line, ChunkLine};
 use crate::config::Gate;
 use crate::gates::{AuditStatus, Block, Facts, Gates, Rule};
 use crate::transcript::{
-    Chain, Format, LinePos, Transcript, Turn, TurnKind, TurnReader,
+    Chain, Format, HeadEntrypoint, LinePos, Turn, TurnKind, TurnReader,
     PROBE_LINES,
 };
 
@@ -232,8 +233,16 @@ pub fn scan_file(
     }
     match File::open(path) {
         Ok(file) => {
-            let entrypoint = Transcript::read_entrypoint(path).ok().flatten();
-            scan_reader(path, file, entrypoint, gates, options)
+            // The entrypoint is learnt from the head as it streams past.
+            let head = RefCell::new(HeadEntrypoint::default());
+            let reader = HeadTee { inner: file, head: &head };
+            scan_stream(
+                path,
+                reader,
+                Entrypoint::Streamed(&head),
+                gates,
+                options,
+            )
         }
         Err(e) => FileReport {
             path: path.to_path_buf(),
@@ -255,24 +264,61 @@ pub fn scan_reader<R: Read>(
     gates: &Gates,
     options: &ScanOptions,
 ) -> FileReport {
+    scan_stream(path, reader, Entrypoint::Known(entrypoint), gates, options)
+}
+
+/// Where a scan gets the session's entrypoint.
+enum Entrypoint<'h> {
+    /// The caller says.
+    Known(Option<String>),
+    /// From the head of the stream itself, as [`HeadTee`] shows it.
+    Streamed(&'h RefCell<HeadEntrypoint>),
+}
+
+/// A reader that shows the bytes it reads to a [`HeadEntrypoint`], until
+/// it has its answer.
+struct HeadTee<'h, R> {
+    inner: R,
+    head: &'h RefCell<HeadEntrypoint>,
+}
+
+impl<R: Read> Read for HeadTee<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut head = self.head.borrow_mut();
+        if head.answer().is_none() {
+            if n == 0 {
+                head.finish();
+            } else {
+                head.feed(&buf[..n]);
+            }
+        }
+        Ok(n)
+    }
+}
+
+fn scan_stream<R: Read>(
+    path: &Path,
+    reader: R,
+    entrypoint: Entrypoint<'_>,
+    gates: &Gates,
+    options: &ScanOptions,
+) -> FileReport {
     let (session_id, subagent) = session_of(path);
     let mut report = FileReport {
         path: path.to_path_buf(),
         session_id,
         subagent,
-        entrypoint,
         ..FileReport::default()
     };
-    let unattended = report
-        .entrypoint
-        .as_deref()
-        .is_some_and(|e| options.skip_entrypoints.iter().any(|s| s == e));
     let chain = if subagent { Chain::Subagent } else { Chain::Main };
     let mut scan = FileScan {
         path,
         gates,
         options,
-        unattended,
+        entrypoint,
+        unattended: None,
+        waiting: vec![],
         chain,
         first_prompt: None,
         reader: None,
@@ -293,6 +339,12 @@ pub fn scan_reader<R: Read>(
     if scan.reader.is_none() && !scan.pending.is_empty() {
         scan.start_reading(Format::default());
     }
+    // A read that failed saw no end: the head read so far decides.
+    if let Entrypoint::Streamed(head) = scan.entrypoint {
+        head.borrow_mut().finish();
+    }
+    report.entrypoint = scan.learn_entrypoint();
+    scan.judge_waiting();
     if let Some(reader) = scan.reader.take() {
         report.agent = reader.format();
         if let Some(id) = reader.session_id() {
@@ -300,15 +352,9 @@ pub fn scan_reader<R: Read>(
         }
         report.project =
             reader.cwd().map(str::to_string).or_else(|| gemini_project(path));
-        scan.corrupt += reader
-            .finish()
-            .into_iter()
-            .map(|t| {
-                let n = t.skipped_corrupt() as u64;
-                scan.judge(t);
-                n
-            })
-            .sum::<u64>();
+        for turn in reader.finish() {
+            scan.done(turn);
+        }
     }
     report.first_prompt = scan.first_prompt.take();
     report.lines = scan.lines;
@@ -334,7 +380,11 @@ struct FileScan<'a> {
     path: &'a Path,
     gates: &'a Gates,
     options: &'a ScanOptions,
-    unattended: bool,
+    entrypoint: Entrypoint<'a>,
+    /// Whether the session is unattended, once its entrypoint is known.
+    unattended: Option<bool>,
+    /// Turns that ended before the entrypoint was known, in order.
+    waiting: Vec<Turn>,
     chain: Chain,
     first_prompt: Option<String>,
     /// The reader of the file's format, made once a line tells the
@@ -395,11 +445,48 @@ impl FileScan<'_> {
 
     fn done(&mut self, turn: Turn) {
         self.corrupt += turn.skipped_corrupt() as u64;
-        self.judge(turn);
+        if self.unattended.is_none() {
+            self.learn_entrypoint();
+        }
+        match self.unattended {
+            Some(unattended) if self.waiting.is_empty() => {
+                self.judge(turn, unattended)
+            }
+            _ => {
+                self.waiting.push(turn);
+                self.judge_waiting();
+            }
+        }
+    }
+
+    /// Judge the turns that wait, if the entrypoint is known.
+    fn judge_waiting(&mut self) {
+        if let Some(unattended) = self.unattended {
+            for turn in std::mem::take(&mut self.waiting) {
+                self.judge(turn, unattended);
+            }
+        }
+    }
+
+    /// The entrypoint, if the bytes read so far tell it; once they do,
+    /// whether the session is unattended is known.
+    fn learn_entrypoint(&mut self) -> Option<String> {
+        let entrypoint = match &self.entrypoint {
+            Entrypoint::Known(e) => e.clone(),
+            Entrypoint::Streamed(head) => match head.borrow().answer() {
+                Some(e) => e.map(str::to_string),
+                None => return None,
+            },
+        };
+        let skip = &self.options.skip_entrypoints;
+        self.unattended = Some(
+            entrypoint.as_deref().is_some_and(|e| skip.iter().any(|s| s == e)),
+        );
+        entrypoint
     }
 
     /// Judge a finished turn and keep its row.
-    fn judge(&mut self, mut turn: Turn) {
+    fn judge(&mut self, mut turn: Turn, unattended: bool) {
         if self.first_prompt.is_none()
             && matches!(turn.kind(), TurnKind::Prompt | TurnKind::Interrupted)
         {
@@ -409,7 +496,7 @@ impl FileScan<'_> {
             return;
         }
         turn.resolve_subagents(self.path);
-        self.turns.push(report_turn(&turn, self.gates, self.unattended));
+        self.turns.push(report_turn(&turn, self.gates, unattended));
     }
 }
 
@@ -420,11 +507,14 @@ pub fn report_turn(
     unattended: bool,
 ) -> TurnReport {
     let facts = Facts::of_turn(turn);
+    let mut status = None;
     let blocks = if turn.kind().ends_in_stop() && !unattended {
-        gates.findings(&facts)
+        gates.findings_sharing(&facts, &mut status)
     } else {
         vec![]
     };
+    let status =
+        status.unwrap_or_else(|| gates.audit_status(facts.final_text));
     let findings: Vec<Evidence> = blocks
         .iter()
         .map(|b| Evidence {
@@ -436,7 +526,7 @@ pub fn report_turn(
         })
         .collect();
     let hollow = blocks.iter().find(|b| b.gate() == Gate::Hollow);
-    let audit = match (hollow, gates.audit_status(facts.final_text)) {
+    let audit = match (hollow, status) {
         (Some(b), _) => format!("hollow:{}", b.rule()),
         (None, AuditStatus::Present(_)) => "present".to_string(),
         (None, AuditStatus::Plain(_)) => "plain".to_string(),

@@ -480,13 +480,23 @@ impl Gates {
     /// The hook's verdict on the same facts, under its cap and with
     /// nothing nagged, is the first of them.
     pub fn findings(&self, facts: &Facts<'_>) -> Vec<Block> {
+        self.findings_sharing(facts, &mut None)
+    }
+
+    /// [`Gates::findings`], leaving in `audit_status` the audit matcher's
+    /// answer on the final text when a gate asked for it, so that a
+    /// caller who also reports it does not match the text twice.
+    pub(crate) fn findings_sharing(
+        &self,
+        facts: &Facts<'_>,
+        audit_status: &mut Option<AuditStatus>,
+    ) -> Vec<Block> {
         if facts.final_text.trim().is_empty() {
             return vec![];
         }
-        let mut audit_status = None;
         self.order
             .iter()
-            .filter_map(|&gate| self.check(gate, facts, &mut audit_status))
+            .filter_map(|&gate| self.check(gate, facts, audit_status))
             .collect()
     }
 

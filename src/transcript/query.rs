@@ -336,6 +336,72 @@ impl Transcript {
 const ENTRYPOINT_WINDOWS: [usize; 3] =
     [16 << 10, 64 << 10, ENTRYPOINT_HEAD_BYTES];
 
+/// The entrypoint of a file read as a stream, from the bytes as they
+/// arrive: the answer [`Transcript::read_entrypoint`] gives, without
+/// opening and reading the file's head a second time.
+///
+/// It judges the same windows, each as soon as more than its bytes have
+/// arrived (the file goes on past it), and keeps no bytes once it has its
+/// answer.
+#[cfg(feature = "archive")]
+#[derive(Debug, Default)]
+pub(crate) struct HeadEntrypoint {
+    head: Vec<u8>,
+    /// The next of [`ENTRYPOINT_WINDOWS`] to judge.
+    window: usize,
+    answer: Option<Option<String>>,
+}
+
+#[cfg(feature = "archive")]
+impl HeadEntrypoint {
+    /// The file's next bytes.
+    pub(crate) fn feed(&mut self, bytes: &[u8]) {
+        if self.answer.is_some() {
+            return;
+        }
+        // One byte past the last window says the file goes on.
+        let room = (ENTRYPOINT_HEAD_BYTES + 1).saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        while let Some(&w) = ENTRYPOINT_WINDOWS.get(self.window) {
+            if self.head.len() <= w {
+                return;
+            }
+            self.window += 1;
+            if let HeadScan::Answer(e) =
+                entrypoint_in_head(&self.head[..w], true)
+            {
+                return self.answer_with(e);
+            }
+        }
+        self.answer_with(None);
+    }
+
+    /// The file ended: judge what is left on the whole of it.
+    pub(crate) fn finish(&mut self) {
+        while self.answer.is_none() {
+            let Some(&w) = ENTRYPOINT_WINDOWS.get(self.window) else {
+                return self.answer_with(None);
+            };
+            self.window += 1;
+            let cut = self.head.len() > w;
+            let head = &self.head[..self.head.len().min(w)];
+            if let HeadScan::Answer(e) = entrypoint_in_head(head, cut) {
+                self.answer_with(e);
+            }
+        }
+    }
+
+    /// The answer, once the bytes so far decide it.
+    pub(crate) fn answer(&self) -> Option<Option<&str>> {
+        self.answer.as_ref().map(Option::as_deref)
+    }
+
+    fn answer_with(&mut self, entrypoint: Option<String>) {
+        self.answer = Some(entrypoint);
+        self.head = Vec::new();
+    }
+}
+
 /// The result of scanning a head window for the entrypoint.
 pub(crate) enum HeadScan {
     /// The answer the whole file would give.
@@ -544,4 +610,91 @@ fn message_id_ref<'a>(rec: &Record<'a>) -> Option<&'a str> {
 /// Whether a text is empty or only whitespace.
 pub(crate) fn is_blank(text: &str) -> bool {
     text.trim().is_empty()
+}
+
+#[cfg(all(test, feature = "archive"))]
+mod tests {
+    use super::*;
+
+    /// What the stream learns, fed `chunk` bytes at a time.
+    fn streamed(bytes: &[u8], chunk: usize) -> Option<String> {
+        let mut head = HeadEntrypoint::default();
+        for piece in bytes.chunks(chunk) {
+            head.feed(piece);
+        }
+        head.finish();
+        head.answer().expect("answered at the end").map(str::to_string)
+    }
+
+    fn user(entrypoint: Option<&str>) -> String {
+        let mut v = serde_json::json!({"type": "user", "sessionId": "s",
+            "message": {"role": "user", "content": "hi"}});
+        if let Some(e) = entrypoint {
+            v["entrypoint"] = e.into();
+        }
+        format!("{v}\n")
+    }
+
+    fn snapshot(pad: usize) -> String {
+        let v = serde_json::json!({"type": "file-history-snapshot",
+            "snapshot": {"pad": "x".repeat(pad)}});
+        format!("{v}\n")
+    }
+
+    /// Heads that end each window's judgement a different way.
+    fn cases() -> Vec<(String, Vec<u8>)> {
+        let mut cases = vec![];
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/transcripts");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                let name = path.display().to_string();
+                cases.push((name, std::fs::read(&path).unwrap()));
+            }
+        }
+        // The answer past each window, and just inside the next.
+        for pad in
+            [1_000, 15_000, 16_300, 60_000, 70_000, 1_000_000, 1_100_000]
+        {
+            let text = format!("{}{}", snapshot(pad), user(Some("sdk-cli")));
+            cases.push((format!("after {pad} bytes"), text.into_bytes()));
+        }
+        // Fifteen lines that say nothing, then one that does: too late.
+        let quiet: String = (0..15).map(|_| user(None)).collect();
+        cases.push((
+            "too late".into(),
+            format!("{quiet}{}", user(Some("cli"))).into(),
+        ));
+        // A first line too big to parse, which names it near its start.
+        let big = format!(
+            "{{\"type\":\"user\",\"entrypoint\":\"cli\",\"pad\":\"{}\"}}\n",
+            "y".repeat(200_000)
+        );
+        cases.push(("big first line".into(), big.into_bytes()));
+        // Exactly one window long, and CRLF endings.
+        let mut exact = snapshot(16 << 10).into_bytes();
+        exact.truncate(16 << 10);
+        cases.push(("exactly 16 KiB".into(), exact));
+        let crlf = format!("{}{}", snapshot(16_370), user(Some("sdk-ts")))
+            .replace('\n', "\r\n");
+        cases.push(("crlf".into(), crlf.into_bytes()));
+        cases
+    }
+
+    #[test]
+    fn the_stream_learns_what_the_head_read_says() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, bytes) in cases() {
+            let path = dir.path().join("t.jsonl");
+            std::fs::write(&path, &bytes).unwrap();
+            let want = Transcript::read_entrypoint(&path).unwrap();
+            for chunk in [1 << 20, 256 << 10, 65_537, 4096, 999] {
+                assert_eq!(
+                    streamed(&bytes, chunk),
+                    want,
+                    "{name}, {chunk}-byte chunks"
+                );
+            }
+        }
+    }
 }
