@@ -359,17 +359,32 @@ impl HeadEntrypoint {
         if self.answer.is_some() {
             return;
         }
+        if self.head.is_empty() {
+            // The first read usually holds the first window and more:
+            // judge it where it lies, without a copy.
+            self.judge_windows(bytes);
+            if self.answer.is_some() {
+                return;
+            }
+        }
         // One byte past the last window says the file goes on.
         let room = (ENTRYPOINT_HEAD_BYTES + 1).saturating_sub(self.head.len());
         self.head.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        let head = std::mem::take(&mut self.head);
+        self.judge_windows(&head);
+        if self.answer.is_none() {
+            self.head = head;
+        }
+    }
+
+    /// Judge each window that `head` holds and goes on past.
+    fn judge_windows(&mut self, head: &[u8]) {
         while let Some(&w) = ENTRYPOINT_WINDOWS.get(self.window) {
-            if self.head.len() <= w {
+            if head.len() <= w {
                 return;
             }
             self.window += 1;
-            if let HeadScan::Answer(e) =
-                entrypoint_in_head(&self.head[..w], true)
-            {
+            if let HeadScan::Answer(e) = entrypoint_in_head(&head[..w], true) {
                 return self.answer_with(e);
             }
         }
@@ -431,10 +446,17 @@ pub(crate) fn entrypoint_in_head(
     // A window shorter than the bound may cut a line the bound would hold.
     let short_window = whole_is_cut && head.len() < ENTRYPOINT_HEAD_BYTES;
     let mut parser = RecordParser::new();
+    // Records seen that count towards the fifteen; and lines not parsed
+    // yet, because they cannot name the entrypoint: they are parsed only
+    // if whether they count matters.
     let mut counted = 0;
+    let mut unsettled: Vec<&[u8]> = vec![];
     for line in Lines::new(head) {
-        if counted >= ENTRYPOINT_LINES {
-            break;
+        if counted + unsettled.len() >= ENTRYPOINT_LINES {
+            counted += settle(&mut unsettled, &mut parser);
+            if counted >= ENTRYPOINT_LINES {
+                break;
+            }
         }
         let bytes = line.as_bytes();
         if line.is_empty() {
@@ -455,12 +477,13 @@ pub(crate) fn entrypoint_in_head(
                 None => continue,
             }
         }
+        if !may_name_entrypoint(bytes) {
+            unsettled.push(bytes);
+            continue;
+        }
         parser.reset();
         let Ok(rec) = parser.parse(bytes) else { continue };
-        if matches!(
-            rec.record_type(),
-            RecordType::Bookkeeping | RecordType::Unknown
-        ) {
+        if !counts_for_entrypoint(&rec) {
             continue;
         }
         counted += 1;
@@ -468,10 +491,38 @@ pub(crate) fn entrypoint_in_head(
             return HeadScan::Answer(Some(e.to_string()));
         }
     }
+    if short_window {
+        counted += settle(&mut unsettled, &mut parser);
+    }
     if short_window && counted < ENTRYPOINT_LINES {
         return HeadScan::NeedMore;
     }
     HeadScan::Answer(None)
+}
+
+/// Whether a record counts towards the [`ENTRYPOINT_LINES`]: any but
+/// bookkeeping and unknown ones.
+fn counts_for_entrypoint(rec: &Record<'_>) -> bool {
+    !matches!(rec.record_type(), RecordType::Bookkeeping | RecordType::Unknown)
+}
+
+/// Whether a line may carry an `entrypoint` field: it holds the word, or a
+/// `\u` escape that may spell it.
+fn may_name_entrypoint(line: &[u8]) -> bool {
+    memmem::find(line, b"entrypoint").is_some()
+        || memmem::find(line, b"\\u").is_some()
+}
+
+/// Parse the lines put aside, and say how many of them count towards the
+/// [`ENTRYPOINT_LINES`].
+fn settle(lines: &mut Vec<&[u8]>, parser: &mut RecordParser) -> usize {
+    lines
+        .drain(..)
+        .filter(|line| {
+            parser.reset();
+            parser.parse(line).is_ok_and(|rec| counts_for_entrypoint(&rec))
+        })
+        .count()
 }
 
 /// Find `"entrypoint":"VALUE"` in the start of a line too big to parse.
@@ -610,6 +661,72 @@ fn message_id_ref<'a>(rec: &Record<'a>) -> Option<&'a str> {
 /// Whether a text is empty or only whitespace.
 pub(crate) fn is_blank(text: &str) -> bool {
     text.trim().is_empty()
+}
+
+#[cfg(test)]
+mod head_tests {
+    use super::*;
+
+    /// The head-scan as first written, parsing every line: the oracle for
+    /// the one that parses only lines that may name the entrypoint.
+    fn naive(head: &[u8]) -> Option<String> {
+        match Format::of(head) {
+            Format::Codex => return super::super::codex::entrypoint(head),
+            Format::Gemini => return None,
+            Format::Claude => {}
+        }
+        let mut parser = RecordParser::new();
+        let mut counted = 0;
+        for line in Lines::new(head) {
+            if counted >= ENTRYPOINT_LINES {
+                break;
+            }
+            if line.is_empty() {
+                continue;
+            }
+            parser.reset();
+            let Ok(rec) = parser.parse(line.as_bytes()) else { continue };
+            if !counts_for_entrypoint(&rec) {
+                continue;
+            }
+            counted += 1;
+            if let Some(e) = rec.entrypoint() {
+                return Some(e.to_string());
+            }
+        }
+        None
+    }
+
+    const LINES: &[&str] = &[
+        r#"{"type":"queue-operation","operation":"dequeue"}"#,
+        r#"{"type":"file-history-snapshot","snapshot":{}}"#,
+        r#"{"type":"user","message":{"role":"user","content":"hi"}}"#,
+        r#"{"type":"user","entrypoint":"cli","message":{"content":"x"}}"#,
+        r#"{"type":"progress","entrypoint":"sdk-cli"}"#,
+        r#"{"type":"user","entrypoint":"sdk-ts"}"#,
+        r#"{"type":"user","message":{"content":"what is an entrypoint?"}}"#,
+        r#"{"type":"mystery","entrypoint":"other"}"#,
+        r#"{"type":"assistant","message":{"content":[]}}"#,
+        r#"{"type":"user","#,
+        "not json",
+        "",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        #[test]
+        fn same_answer_as_parsing_every_line(
+            picks in proptest::collection::vec(0..LINES.len(), 0..40),
+        ) {
+            let head: String =
+                picks.iter().map(|&i| format!("{}\n", LINES[i])).collect();
+            let got = match entrypoint_in_head(head.as_bytes(), false) {
+                HeadScan::Answer(e) => e,
+                HeadScan::NeedMore => panic!("a whole file needs no more"),
+            };
+            proptest::prop_assert_eq!(got, naive(head.as_bytes()));
+        }
+    }
 }
 
 #[cfg(all(test, feature = "archive"))]
