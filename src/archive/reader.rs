@@ -15,6 +15,7 @@
 //! `\n`, a trailing `\r` stripped, the bytes after the last `\n` an
 //! unterminated line.
 
+use std::cell::Cell;
 use std::io::{self, Read};
 
 use memchr::memchr_iter;
@@ -64,7 +65,7 @@ pub(crate) fn for_each_line<R: Read>(
     mut f: impl FnMut(ChunkLine<'_>),
 ) -> io::Result<u64> {
     let chunk = chunk.max(1);
-    let mut buf: Vec<u8> = Vec::new();
+    let mut buf = BUFFER.take();
     // The unconsumed bytes are buf[start..end].
     let (mut start, mut end) = (0usize, 0usize);
     let mut total = 0u64;
@@ -88,7 +89,10 @@ pub(crate) fn for_each_line<R: Read>(
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(e) => {
+                keep(buf, chunk);
+                return Err(e);
+            }
         };
         total += n as u64;
         let scan_from = end;
@@ -135,7 +139,22 @@ pub(crate) fn for_each_line<R: Read>(
         };
         f(line);
     }
+    keep(buf, chunk);
     Ok(total)
+}
+
+thread_local! {
+    /// Each thread's buffer, kept from one file to the next: a new one
+    /// would be zeroed, a chunk's worth, for every file of a scan.
+    static BUFFER: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// Keep `buf` for the thread's next file, unless a long line grew it: a
+/// scan's memory between files stays near a chunk per thread.
+fn keep(buf: Vec<u8>, chunk: usize) {
+    if buf.len() <= 2 * chunk {
+        BUFFER.set(buf);
+    }
 }
 
 #[cfg(test)]

@@ -506,11 +506,20 @@ fn counts_for_entrypoint(rec: &Record<'_>) -> bool {
     !matches!(rec.record_type(), RecordType::Bookkeeping | RecordType::Unknown)
 }
 
-/// Whether a line may carry an `entrypoint` field: it holds the word, or a
-/// `\u` escape that may spell it.
+/// Whether a line may carry an `entrypoint` field: it holds the word, or
+/// a `\u` escape of one of its letters (`\u0065` for `e`, and so on),
+/// with which a key may spell it. Other escapes, such as the `\u001b` of
+/// terminal colours in tool output, cannot.
 fn may_name_entrypoint(line: &[u8]) -> bool {
-    memmem::find(line, b"entrypoint").is_some()
-        || memmem::find(line, b"\\u").is_some()
+    if memmem::find(line, b"entrypoint").is_some() {
+        return true;
+    }
+    memmem::find_iter(line, b"\\u00").any(|at| {
+        let hex = line.get(at + 4..at + 6).unwrap_or_default();
+        let letters: &[&[u8]] =
+            &[b"65", b"6e", b"74", b"72", b"79", b"70", b"6f", b"69"];
+        letters.iter().any(|l| hex.eq_ignore_ascii_case(l))
+    })
 }
 
 /// Parse the lines put aside, and say how many of them count towards the
@@ -703,7 +712,9 @@ mod head_tests {
         r#"{"type":"user","message":{"role":"user","content":"hi"}}"#,
         r#"{"type":"user","entrypoint":"cli","message":{"content":"x"}}"#,
         r#"{"type":"progress","entrypoint":"sdk-cli"}"#,
-        r#"{"type":"user","entrypoint":"sdk-ts"}"#,
+        r#"{"type":"user","\u0065ntrypoint":"sdk-ts"}"#,
+        r#"{"type":"user","entrypoi\u006Et":"sdk-py"}"#,
+        r#"{"type":"user","message":{"content":"\u001b[31mred"}}"#,
         r#"{"type":"user","message":{"content":"what is an entrypoint?"}}"#,
         r#"{"type":"mystery","entrypoint":"other"}"#,
         r#"{"type":"assistant","message":{"content":[]}}"#,
@@ -796,6 +807,16 @@ mod tests {
             .replace('\n', "\r\n");
         cases.push(("crlf".into(), crlf.into_bytes()));
         cases
+    }
+
+    #[test]
+    fn what_may_name_the_entrypoint() {
+        assert!(may_name_entrypoint(br#"{"entrypoint":"cli"}"#));
+        assert!(may_name_entrypoint(br#"{"\u0065ntrypoint":"cli"}"#));
+        assert!(may_name_entrypoint(br#"{"entrypoi\u006Et":"cli"}"#));
+        assert!(!may_name_entrypoint(br#"{"text":"\u001b[31mred"}"#));
+        assert!(!may_name_entrypoint(br#"{"type":"user","cwd":"/w"}"#));
+        assert!(!may_name_entrypoint(br"\u00"));
     }
 
     #[test]
