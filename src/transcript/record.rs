@@ -38,6 +38,7 @@ use serde::de::{
     Visitor,
 };
 use serde::Deserialize;
+use simd_json::{fill_tape_padded, Tape, INPUT_PADDING};
 
 use crate::changes::{CommandField, ShellInput};
 
@@ -62,6 +63,8 @@ use crate::changes::{CommandField, ShellInput};
 pub struct RecordParser {
     arena: Bump,
     buffers: RefCell<simd_json::Buffers>,
+    /// simd-json's tape, empty between lines, kept for its allocation.
+    tape: RefCell<Option<Tape<'static>>>,
 }
 
 impl fmt::Debug for RecordParser {
@@ -84,6 +87,7 @@ impl RecordParser {
         RecordParser {
             arena: Bump::new(),
             buffers: RefCell::new(simd_json::Buffers::default()),
+            tape: RefCell::new(None),
         }
     }
 
@@ -93,10 +97,38 @@ impl RecordParser {
     /// rewrites its input. An error means the line is not a JSON object:
     /// it is invalid JSON, invalid UTF-8, or a JSON value of another kind.
     pub fn parse<'p>(&'p self, line: &[u8]) -> Result<Record<'p>, ParseError> {
-        let scratch: &'p mut [u8] = self.arena.alloc_slice_copy(line);
+        let scratch = self.padded_copy(line);
         let mut buffers = self.buffers.borrow_mut();
-        simd_json::serde::from_slice_with_buffers(scratch, &mut buffers)
-            .map_err(|_| ParseError { _priv: () })
+        let mut tape: Tape<'p> =
+            self.tape.take().map_or_else(Tape::null, Tape::reset);
+        let fail = |_| ParseError { _priv: () };
+        fill_tape_padded(scratch, line.len(), &mut buffers, &mut tape)
+            .map_err(fail)?;
+        let mut de = simd_json::Deserializer::from_tape(tape);
+        let record = Record::deserialize(&mut de).map_err(fail)?;
+        self.tape.replace(Some(de.into_tape().reset()));
+        Ok(record)
+    }
+
+    /// `line` copied into the arena, followed by the padding simd-json
+    /// reads past the end: which spares simd-json a padded copy of its own.
+    // Each call gets fresh arena memory, as `Bump::alloc_slice_copy` does.
+    #[allow(clippy::mut_from_ref)]
+    fn padded_copy<'p>(&'p self, line: &[u8]) -> &'p mut [u8] {
+        let len = line.len() + INPUT_PADDING;
+        let layout = std::alloc::Layout::array::<u8>(len)
+            .expect("a line in memory is shorter than isize::MAX");
+        let ptr = self.arena.alloc_layout(layout).as_ptr();
+        // SAFETY: the arena just gave `ptr` for `len` bytes (align 1), which
+        // nothing else points into. `line` is not in the arena's fresh
+        // memory, so the copy does not overlap, and the copy and the
+        // padding write every one of the `len` bytes before the slice is
+        // made; the slice lives as long as the borrow of the arena.
+        unsafe {
+            ptr.copy_from_nonoverlapping(line.as_ptr(), line.len());
+            ptr.add(line.len()).write_bytes(0, INPUT_PADDING);
+            std::slice::from_raw_parts_mut(ptr, len)
+        }
     }
 
     /// Free every record parsed so far, keeping the arena's memory.
