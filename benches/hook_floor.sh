@@ -10,13 +10,15 @@
 #
 # - /bin/true, and an empty Rust `main` built two ways: as rustc builds it
 #   by default (glibc linked dynamically) and statically (`crt-static`);
-# - `stopgate hook` built three ways: `cargo build --release` (dynamic,
+# - `stopgate hook` built four ways: `cargo build --release` (dynamic,
 #   position-independent: rustc's default); the README's install line
-#   (`--target <host>`, `-C target-feature=+crt-static -C
-#   relocation-model=static`: glibc linked in, no relocations to apply at
-#   start-up), in target/static/; and that build position-independent
-#   (`static_pie`, only `+crt-static`), in target/static-pie/, to show
-#   what the start-up relocations cost;
+#   (`--target <host> --config linker/static.toml`: glibc linked in, no
+#   relocations to apply at start-up, the functions a hook run executes
+#   laid out together), in target/static/; that build without the layout
+#   (`static_plain`), in target/static-plain/, to show what the symbol
+#   ordering buys; and position-independent (`static_pie`, only
+#   `+crt-static`), in target/static-pie/, to show what the start-up
+#   relocations cost;
 # - Stop on a 1 KB and a 1 GB Claude Code transcript (the flag is up, the
 #   input has no last_assistant_message, so the hook reads the tail and
 #   the head, runs the gates and blocks: the full path), and PostToolUse
@@ -41,13 +43,18 @@ static_build() { # target dir, rustflags
     cargo build --release --quiet --bin stopgate --target "$host" \
         --target-dir "$1" --config "build.rustflags = $2"
 }
-# The README's install line: static, not position-independent.
-static_build target/static "['-C', 'target-feature=+crt-static', '-C', 'relocation-model=static']"
+# The README's install line (linker/static.toml): static, not
+# position-independent, the hook's functions laid out together.
+cargo build --release --quiet --bin stopgate --target "$host" \
+    --target-dir target/static --config linker/static.toml
+# The same without the layout: what the symbol ordering buys.
+static_build target/static-plain "['-C', 'target-feature=+crt-static', '-C', 'relocation-model=static']"
 # The same, position-independent: what the relocations cost.
 static_build target/static-pie "['-C', 'target-feature=+crt-static']"
 dynamic=$PWD/target/release/stopgate
 static=$PWD/target/static/$host/release/stopgate
 static_pie=$PWD/target/static-pie/$host/release/stopgate
+static_plain=$PWD/target/static-plain/$host/release/stopgate
 gen=$PWD/target/release/examples/gen_transcript
 
 work=$PWD/target/stopgate-bench/floor
@@ -70,7 +77,7 @@ printf '{"session_id":"bench","transcript_path":"/nonexistent","cwd":"/tmp","hoo
 
 names=(true empty empty-static)
 cmds=(/bin/true "$work/empty" "$work/empty-static")
-for build in dynamic static_pie static; do
+for build in dynamic static_pie static_plain static; do
     bin=${!build}
     names+=("stop-1K-$build" "stop-1G-$build" "post-$build")
     cmds+=("$bin hook --config $work/stopgate.toml --input $work/stop-1K.json"
@@ -109,14 +116,15 @@ for f in files:
 print("medians (ms), one column per round:")
 for n in names:
     print("  %-18s %s" % (n, " ".join("%6.3f" % r[n] for r in rounds)))
-same = {"dynamic": "empty", "static_pie": "empty-static", "static": "empty-static"}
+same = {"dynamic": "empty", "static_pie": "empty-static",
+        "static_plain": "empty-static", "static": "empty-static"}
 ratios = [
     ("Stop 1 GB / /bin/true            (<= 2)  ", lambda b: ("stop-1G-" + b, "true")),
     ("Stop 1 GB / Stop 1 KB            (<= 1.3)", lambda b: ("stop-1G-" + b, "stop-1K-" + b)),
     ("PostToolUse / empty main         (<= 1.3)", lambda b: ("post-" + b, "empty")),
     ("PostToolUse / empty main, same build     ", lambda b: ("post-" + b, same[b])),
 ]
-for build in ("dynamic", "static_pie", "static"):
+for build in ("dynamic", "static_pie", "static_plain", "static"):
     print("%s build: ratio, median of rounds [min, max]" % build)
     for label, pick in ratios:
         num, den = pick(build)
