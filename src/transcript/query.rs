@@ -723,6 +723,16 @@ mod head_tests {
         "",
     ];
 
+    #[test]
+    fn what_may_name_the_entrypoint() {
+        assert!(may_name_entrypoint(br#"{"entrypoint":"cli"}"#));
+        assert!(may_name_entrypoint(br#"{"\u0065ntrypoint":"cli"}"#));
+        assert!(may_name_entrypoint(br#"{"entrypoi\u006Et":"cli"}"#));
+        assert!(!may_name_entrypoint(br#"{"text":"\u001b[31mred"}"#));
+        assert!(!may_name_entrypoint(br#"{"type":"user","cwd":"/w"}"#));
+        assert!(!may_name_entrypoint(br"\u00"));
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
         #[test]
@@ -807,16 +817,6 @@ mod tests {
             .replace('\n', "\r\n");
         cases.push(("crlf".into(), crlf.into_bytes()));
         cases
-    }
-
-    #[test]
-    fn what_may_name_the_entrypoint() {
-        assert!(may_name_entrypoint(br#"{"entrypoint":"cli"}"#));
-        assert!(may_name_entrypoint(br#"{"\u0065ntrypoint":"cli"}"#));
-        assert!(may_name_entrypoint(br#"{"entrypoi\u006Et":"cli"}"#));
-        assert!(!may_name_entrypoint(br#"{"text":"\u001b[31mred"}"#));
-        assert!(!may_name_entrypoint(br#"{"type":"user","cwd":"/w"}"#));
-        assert!(!may_name_entrypoint(br"\u00"));
     }
 
     #[test]
