@@ -14,7 +14,11 @@
 # Bash command. Names are mangled,
 # sorted, one per line. Symbol names carry hashes that change with the
 # compiler and the dependencies' versions; a stale list costs only speed
-# (the linker skips names it does not know), and --check says when.
+# (the linker skips names it does not know), and --check says when. A few
+# names (LLVM's `.llvm.<hash>` suffixes, about one in twelve) also depend
+# on the folder the crate is built in: a build from another checkout lays
+# out the rest (a Stop there faulted 101 pages, against 91 here and 117
+# with no list).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,8 +36,9 @@ if [ "${1:-}" = --check ]; then
     listed=$(wc -l < "$order")
     found=$(comm -12 <(sort -u "$order") <(echo "$have") | wc -l)
     echo "hook_order: $found of $listed listed functions are in the build"
-    # Below nine in ten, rerun this script without --check.
-    [ $((found * 10)) -ge $((listed * 9)) ]
+    # A build from another folder misses a few (see above); below three
+    # in four, the list is stale: rerun this script without --check.
+    [ $((found * 4)) -ge $((listed * 3)) ]
     exit
 fi
 
@@ -73,6 +78,7 @@ run post-bash "$(post Bash '{"command":"sed -i s/a/b/ f.rs && cargo test 2>&1 | 
 # Every function named in the profiles, as callee or caller.
 cat "$work"/*.cg \
     | sed -n -E 's/^c?fn=\([0-9]+\) (.+)$/\1/p' \
+    | sed -E "s/'[0-9]+\$//" \
     | grep -v -E '^(0x[0-9a-f]+|\(below main\))$' \
     | LC_ALL=C sort -u > "$order"
 echo "hook_order: $(wc -l < "$order") functions written to $order"
