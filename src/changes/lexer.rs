@@ -337,16 +337,22 @@ impl<'a> Lexer<'a> {
                 b'"' => {
                     let mut w = own(&mut owned, i);
                     i += 1;
-                    while let Some(&c) = bytes.get(i) {
-                        if c == b'"' {
+                    // Runs up to the next quote or backslash go in whole
+                    // (both are ASCII, so the runs end on characters).
+                    loop {
+                        let run = memchr::memchr2(b'"', b'\\', &bytes[i..])
+                            .map_or(bytes.len(), |n| i + n);
+                        w.push_str(&src[i..run]);
+                        i = run;
+                        if bytes.get(i) != Some(&b'\\') {
                             break;
                         }
-                        if c == b'\\' && i + 1 < bytes.len() {
-                            i += 1;
-                        }
-                        let ch = next_char(src, i);
+                        // A backslash keeps the character after it; a
+                        // last backslash keeps itself.
+                        let at = if i + 1 < bytes.len() { i + 1 } else { i };
+                        let ch = next_char(src, at);
                         w.push_str(ch);
-                        i += ch.len();
+                        i = at + ch.len();
                     }
                     owned = Some(w);
                     i += 1;

