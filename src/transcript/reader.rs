@@ -12,7 +12,7 @@ use super::codex;
 use super::format::{Format, ValueParser};
 use super::gemini::{self, Replay};
 use super::record::RecordParser;
-use super::turn::{Chain, LinePos, Turn, TurnBuilder};
+use super::turn::{Chain, LinePos, Need, Turn, TurnBuilder};
 use crate::transcript::safe_id;
 
 /// Reads one transcript's lines, in file order, into turns.
@@ -53,6 +53,12 @@ impl TurnReader {
             session_id: None,
             cwd: None,
         }
+    }
+
+    /// This reader, reading only what `need` asks of the lines.
+    pub(super) fn needing(mut self, need: Need) -> TurnReader {
+        self.builder = self.builder.needing(need);
+        self
     }
 
     #[cfg_attr(not(feature = "archive"), allow(dead_code))]

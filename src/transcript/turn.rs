@@ -83,6 +83,17 @@ pub enum Chain {
     Subagent,
 }
 
+/// What a reader must get out of the lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum Need {
+    /// Whole turns, as every query and the scan read them.
+    #[default]
+    Turns,
+    /// Only the tool uses that change files: all a subagent's file is
+    /// read for. Lines that cannot hold a tool use are not parsed.
+    Changes,
+}
+
 /// What started a turn, and how it ended.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord,
@@ -553,6 +564,20 @@ static SUMMARY: Probe = Probe::new(b"\"stop_hook_summary\"");
 static LOCAL_COMMAND: Probe = Probe::new(b"\"local_command\"");
 static BLOCKING: Probe = Probe::new(b"\"hook_blocking_error\"");
 
+static TOOL_USE: Probe = Probe::new(b"tool_use");
+static ESCAPE: Probe = Probe::new(b"\\u");
+
+/// Whether a line may hold a tool use. Only assistant records do, and a
+/// tool-use block spells `tool_use` in the line's bytes, or escapes one of
+/// its letters (`\u0074`); a line of another type, when its bytes tell the
+/// type, does not.
+fn may_hold_tool_use(line: &[u8]) -> bool {
+    match quick_type(line) {
+        Some(t) if t != b"assistant" => false,
+        _ => TOOL_USE.find(line) || ESCAPE.find(line),
+    }
+}
+
 /// Whether a user line holds a tool result, judged from its first 4 KiB.
 fn holds_tool_result(line: &[u8]) -> bool {
     TOOL_RESULT.find(&line[..line.len().min(4096)])
@@ -593,6 +618,7 @@ pub struct TurnBuilder {
     /// Task or Agent tool uses of the open turn whose result has not named
     /// a subagent yet: only then are tool results worth parsing.
     unanswered_launches: usize,
+    need: Need,
 }
 
 impl TurnBuilder {
@@ -605,7 +631,13 @@ impl TurnBuilder {
             started: false,
             next_index: first,
             unanswered_launches: 0,
+            need: Need::Turns,
         }
+    }
+
+    /// A builder like this one, for a reader that needs only `need`.
+    pub(super) fn needing(self, need: Need) -> TurnBuilder {
+        TurnBuilder { need, ..self }
     }
 
     /// Whether a line is worth parsing, judged from its bytes: the
@@ -617,6 +649,9 @@ impl TurnBuilder {
     /// of a transcript's bytes, matter only while a Task or Agent tool use
     /// waits for the result that names its subagent.
     pub fn wants(&self, line: &[u8]) -> bool {
+        if self.need == Need::Changes {
+            return may_hold_tool_use(line);
+        }
         match quick_type(line) {
             // Claude Code writes the block's type within a line's first
             // few hundred bytes; a line where it comes later is parsed,
@@ -894,11 +929,21 @@ fn subagent_file(transcript: &Path, agent: &str) -> Option<PathBuf> {
 fn read_subagent_changes(path: &Path) -> Option<Vec<ToolCall>> {
     let t = Transcript::read_tail(path, TURN_MAX_BYTES).ok()?;
     let mut out = vec![];
-    for turn in t.turns(Chain::Subagent) {
+    let mut keep = |turn: Turn| {
         out.extend(
             turn.tool_uses.into_iter().filter(|u| u.change().is_some()),
         );
-        out.extend(turn.subagent_changes);
+        ControlFlow::Continue(())
+    };
+    let last = t.turns_from_tracking(
+        Chain::Subagent,
+        Need::Changes,
+        0,
+        &mut false,
+        &mut keep,
+    );
+    if let Some(turn) = last {
+        let _ = keep(turn);
     }
     Some(out)
 }
@@ -1042,10 +1087,13 @@ impl Transcript {
     fn current_turn_gemini(&self, chain: Chain) -> Turn {
         if let WalkBack::Start(start) = self.walk_back(super::gemini::back) {
             let mut lost = false;
-            let turn =
-                self.turns_from_tracking(chain, start, &mut lost, |_| {
-                    ControlFlow::Continue(())
-                });
+            let turn = self.turns_from_tracking(
+                chain,
+                Need::Turns,
+                start,
+                &mut lost,
+                |_| ControlFlow::Continue(()),
+            );
             if !lost {
                 return turn.unwrap_or_default();
             }
@@ -1084,9 +1132,13 @@ impl Transcript {
                 line_start_after(bytes, bytes.len().saturating_sub(window));
             let mut lost = false;
             let turn = self
-                .turns_from_tracking(chain, start, &mut lost, |_| {
-                    ControlFlow::Continue(())
-                })
+                .turns_from_tracking(
+                    chain,
+                    Need::Turns,
+                    start,
+                    &mut lost,
+                    |_| ControlFlow::Continue(()),
+                )
                 .unwrap_or_default();
             if start == 0 || (turn.prompt().is_some() && !lost) {
                 return turn;
@@ -1117,7 +1169,7 @@ impl Transcript {
         from: usize,
         each: impl FnMut(Turn) -> ControlFlow<()>,
     ) -> Option<Turn> {
-        self.turns_from_tracking(chain, from, &mut false, each)
+        self.turns_from_tracking(chain, Need::Turns, from, &mut false, each)
     }
 
     /// [`Transcript::turns_from`], which also says whether the lines
@@ -1125,6 +1177,7 @@ impl Transcript {
     fn turns_from_tracking(
         &self,
         chain: Chain,
+        need: Need,
         from: usize,
         lost_history: &mut bool,
         mut each: impl FnMut(Turn) -> ControlFlow<()>,
@@ -1137,7 +1190,8 @@ impl Transcript {
             self.format(),
             chain,
             usize::from(numbered),
-        );
+        )
+        .needing(need);
         for line in Lines::new(bytes) {
             line_no = line_no.map(|n| n + 1);
             let pos = LinePos {
@@ -1213,5 +1267,81 @@ mod safe_id_example {
         assert_eq!(safe_id("../../x"), None);
         assert_eq!(safe_id(".."), None);
         assert_eq!(safe_id(""), None);
+    }
+}
+
+#[cfg(test)]
+mod subagent_tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+
+    /// What a subagent's file was read for before lines were skipped:
+    /// every turn, whole, then its changing tool uses.
+    fn whole_turns_changes(path: &Path) -> Option<Vec<ToolCall>> {
+        let t = Transcript::read_tail(path, TURN_MAX_BYTES).ok()?;
+        let changes = t
+            .turns(Chain::Subagent)
+            .into_iter()
+            .flat_map(|t| t.tool_uses)
+            .filter(|u| u.change().is_some())
+            .collect();
+        Some(changes)
+    }
+
+    fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                jsonl_under(&path, out);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn skipping_lines_without_tool_uses_finds_the_same_changes() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = vec![];
+        jsonl_under(&root.join("fixtures"), &mut files);
+        let corpus = root.join("../shared/corpus");
+        if corpus.is_dir() {
+            jsonl_under(&corpus, &mut files);
+        } else {
+            eprintln!("../shared/corpus is missing: fixtures only");
+        }
+        assert!(files.len() > 20, "{} files", files.len());
+        let mut changes = 0;
+        for path in &files {
+            let want = whole_turns_changes(path);
+            changes += want.as_ref().map_or(0, Vec::len);
+            assert_eq!(
+                read_subagent_changes(path),
+                want,
+                "{}",
+                path.display()
+            );
+        }
+        assert!(changes > 0);
+    }
+
+    #[test]
+    fn a_tool_use_spelt_with_escapes_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agent-x.jsonl");
+        let lines = [
+            r#"{"type":"user","message":{"content":"go"},"isSidechain":true}"#,
+            r#"{"message":{"content":[{"type":"text","text":"Looking."}]},"type":"assistant"}"#,
+            r#"{"message":{"content":[{"type":"\u0074ool_use","id":"t1","name":"Write","input":{}}]},"type":"assistant"}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"rm a"}}]},"type":"assistant"}"#,
+            r#"{"type":"system","message":{"content":[{"type":"tool_use","id":"t3","name":"Write","input":{}}]}}"#,
+        ];
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let found = read_subagent_changes(&path).unwrap();
+        let ids: Vec<_> = found.iter().filter_map(ToolCall::id).collect();
+        assert_eq!(ids, ["t1", "t2"]);
+        assert_eq!(Some(found), whole_turns_changes(&path));
     }
 }
