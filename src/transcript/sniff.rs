@@ -17,7 +17,7 @@
 //! top-level `type` keys (which Claude Code never writes) it reads the
 //! first where the parser keeps the last.
 
-use memchr::memchr2;
+use memchr::{memchr2, memchr3};
 
 /// What [`top_level_type`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,25 +132,30 @@ pub fn quick_type(line: &[u8]) -> Option<&[u8]> {
     }
 }
 
-/// The common case, in two SIMD searches: the first `"type":"` of the line
+/// The common case, in one SIMD search: the first `"type":"` of the line
 /// is the top-level key when nothing before it opens a nested value. (The
 /// bytes `"type":"` cannot occur inside a JSON string, where quotes are
 /// escaped, so the first occurrence is a key at some depth; with no `{` or
-/// `[` before it, that depth is 1.)
+/// `[` before it, that depth is 1.) One pass finds the first `{`, `[` or
+/// `y`; a `y` is the key's third byte, or the pass goes on after it.
 fn fast_path(b: &[u8], body: usize) -> Option<Sniff<'_>> {
-    static KEY: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
-        std::sync::OnceLock::new();
-    let key = KEY.get_or_init(|| memchr::memmem::Finder::new(b"\"type\":\""));
+    const KEY: &[u8] = b"\"type\":\"";
     let window = &b[..b.len().min(4096)];
     // A line whose body starts past the window (leading whitespace) is
     // left to the exact walk.
-    let at = key.find(window.get(body..)?)? + body;
-    if memchr2(b'{', b'[', &b[body..at]).is_some() {
-        return None;
+    let mut from = body;
+    loop {
+        let at = from + memchr3(b'{', b'[', b'y', window.get(from..)?)?;
+        if window[at] != b'y' {
+            return None;
+        }
+        if at >= body + 2 && window[at - 2..].starts_with(KEY) {
+            let start = at - 2 + KEY.len();
+            let end = start + memchr2(b'"', b'\\', &b[start..])?;
+            return (b[end] == b'"').then_some(Sniff::Type(&b[start..end]));
+        }
+        from = at + 1;
     }
-    let start = at + key.needle().len();
-    let end = start + memchr2(b'"', b'\\', &b[start..])?;
-    (b[end] == b'"').then_some(Sniff::Type(&b[start..end]))
 }
 
 fn sniff(b: &[u8]) -> Option<Sniff<'_>> {
@@ -208,6 +213,43 @@ fn sniff(b: &[u8]) -> Option<Sniff<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast path as it was, in two searches: the oracle of the one
+    /// that makes one pass.
+    fn two_searches(b: &[u8], body: usize) -> Option<Sniff<'_>> {
+        let key: &[u8] = b"\"type\":\"";
+        let window = &b[..b.len().min(4096)];
+        let at = memchr::memmem::find(window.get(body..)?, key)? + body;
+        if memchr2(b'{', b'[', &b[body..at]).is_some() {
+            return None;
+        }
+        let start = at + key.len();
+        let end = start + memchr2(b'"', b'\\', &b[start..])?;
+        (b[end] == b'"').then_some(Sniff::Type(&b[start..end]))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(8192))]
+        #[test]
+        fn one_pass_finds_what_two_searches_find(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "\"type\":\"", "\"type\":", "type", "y", "ty", "\"", "{", "[",
+                "}", "]", ":", ",", "a", "\\", "\"user\"", " ",
+            ]), 0..24),
+            pad in 0usize..5000,
+            body in 0usize..4,
+        ) {
+            let mut line: Vec<u8> = parts.concat().into_bytes();
+            if pad > 4000 {
+                // Reach past the 4 KiB window.
+                line.splice(0..0, std::iter::repeat_n(b'x', pad));
+            }
+            proptest::prop_assert_eq!(
+                fast_path(&line, body),
+                two_searches(&line, body)
+            );
+        }
+    }
 
     #[test]
     fn agrees_with_the_parser() {
