@@ -43,6 +43,7 @@
 //! reads those files. Inside a subagent's own file every line is a
 //! sidechain line, and [`Chain::Subagent`] follows them all.
 
+use std::borrow::Cow;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -255,11 +256,9 @@ impl Turn {
             let changes = subagent_file(transcript, &launch.agent_id)
                 .and_then(|p| read_subagent_changes(&p));
             if let Some(changes) = changes.filter(|c| !c.is_empty()) {
-                if let Some(u) = self
-                    .tool_uses
-                    .iter_mut()
-                    .find(|u| u.id.is_some() && u.id == launch.tool_use_id)
-                {
+                if let Some(u) = self.tool_uses.iter_mut().find(|u| {
+                    u.id().is_some() && u.id() == launch.tool_use_id.as_deref()
+                }) {
                     u.change = Some(ChangeReason::Subagent);
                 }
                 self.subagent_changes.extend(changes);
@@ -363,11 +362,53 @@ impl Prompt {
 /// content would make memory grow with the turn.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolCall {
-    id: Option<String>,
+    /// The id, or for a tool use without one its place in the file.
     key: String,
-    name: String,
+    id: IdForm,
+    /// Borrowed for the tools every session uses: a scan meets tens of
+    /// thousands of tool uses, and their names need no allocation each.
+    name: Cow<'static, str>,
     command: Option<String>,
     change: Option<ChangeReason>,
+}
+
+/// What a tool use's `id` was: the key holds it when it was given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IdForm {
+    /// The key is the id.
+    Key,
+    /// The id was the empty string.
+    Empty,
+    /// There was no id.
+    Absent,
+}
+
+/// The tool names kept without an allocation: the ones the rules know,
+/// and the agents' other everyday tools.
+const COMMON_TOOLS: &[&[&str]] = &[
+    crate::changes::EDIT_TOOLS,
+    crate::changes::SHELL_TOOLS,
+    LAUNCH_TOOLS,
+    &[
+        "Read",
+        "Grep",
+        "Glob",
+        "TodoWrite",
+        "WebFetch",
+        "WebSearch",
+        "TaskOutput",
+        "Skill",
+        "AskUserQuestion",
+        "ExitPlanMode",
+    ],
+];
+
+fn tool_name(name: &str) -> Cow<'static, str> {
+    COMMON_TOOLS
+        .iter()
+        .flat_map(|names| names.iter())
+        .find(|&&n| n == name)
+        .map_or_else(|| Cow::Owned(name.to_string()), |&n| Cow::Borrowed(n))
 }
 
 impl ToolCall {
@@ -399,14 +440,17 @@ impl ToolCall {
         offset: u64,
         block: usize,
     ) -> ToolCall {
-        let key = match id.filter(|i| !i.is_empty()) {
-            Some(id) => id.to_string(),
-            None => format!("noid:{offset}:{block}"),
+        let (key, id) = match id {
+            Some(id) if !id.is_empty() => (id.to_string(), IdForm::Key),
+            _ => (
+                format!("noid:{offset}:{block}"),
+                if id.is_some() { IdForm::Empty } else { IdForm::Absent },
+            ),
         };
         ToolCall {
-            id: id.map(str::to_string),
             key,
-            name: name.to_string(),
+            id,
+            name: tool_name(name),
             command: input.shell_command(name).map(|c| c.into_owned()),
             change: input.changes_files(name),
         }
@@ -414,7 +458,11 @@ impl ToolCall {
 
     /// The tool use's `id`.
     pub fn id(&self) -> Option<&str> {
-        self.id.as_deref()
+        match self.id {
+            IdForm::Key => Some(&self.key),
+            IdForm::Empty => Some(""),
+            IdForm::Absent => None,
+        }
     }
 
     /// A stable key: the id, or for a tool use without one, its place in
@@ -442,7 +490,7 @@ impl ToolCall {
     /// Whether the tool use could have verified something: it ran a
     /// command.
     pub fn runs_command(&self) -> bool {
-        crate::changes::SHELL_TOOLS.contains(&self.name.as_str())
+        crate::changes::SHELL_TOOLS.contains(&&*self.name)
     }
 }
 
@@ -1343,5 +1391,37 @@ mod subagent_tests {
         let ids: Vec<_> = found.iter().filter_map(ToolCall::id).collect();
         assert_eq!(ids, ["t1", "t2"]);
         assert_eq!(Some(found), whole_turns_changes(&path));
+    }
+}
+
+#[cfg(test)]
+mod tool_call_tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_keys() {
+        let input = serde_json::json!({"command": "rm a"});
+        let given = ToolCall::new(Some("t1"), "Bash", &input, 7, 0);
+        assert_eq!((given.id(), given.key()), (Some("t1"), "t1"));
+        let empty = ToolCall::new(Some(""), "Bash", &input, 7, 1);
+        assert_eq!((empty.id(), empty.key()), (Some(""), "noid:7:1"));
+        let absent = ToolCall::new(None, "Bash", &input, 8, 0);
+        assert_eq!((absent.id(), absent.key()), (None, "noid:8:0"));
+        assert_ne!(empty, absent);
+        assert_eq!(given.command(), Some("rm a"));
+        assert!(given.runs_command() && given.change().is_some());
+    }
+
+    #[test]
+    fn names_known_or_not() {
+        let input = serde_json::json!({});
+        for name in ["Write", "Read", "mcp__db__query", "", "bash"] {
+            let call = ToolCall::new(None, name, &input, 0, 0);
+            assert_eq!(call.name(), name);
+        }
+        let call = ToolCall::new(None, "Write", &input, 0, 0);
+        assert!(matches!(call.name, Cow::Borrowed(_)));
+        let call = ToolCall::new(None, "mcp__db__query", &input, 0, 0);
+        assert!(matches!(call.name, Cow::Owned(_)));
     }
 }
