@@ -1325,16 +1325,18 @@ mod subagent_tests {
     use super::*;
 
     /// What a subagent's file was read for before lines were skipped:
-    /// every turn, whole, then its changing tool uses.
+    /// every turn, whole, then its changing tool uses (and its subagents'
+    /// changes, which a subagent's own chain never has).
     fn whole_turns_changes(path: &Path) -> Option<Vec<ToolCall>> {
         let t = Transcript::read_tail(path, TURN_MAX_BYTES).ok()?;
-        let changes = t
-            .turns(Chain::Subagent)
-            .into_iter()
-            .flat_map(|t| t.tool_uses)
-            .filter(|u| u.change().is_some())
-            .collect();
-        Some(changes)
+        let mut out = vec![];
+        for turn in t.turns(Chain::Subagent) {
+            out.extend(
+                turn.tool_uses.into_iter().filter(|u| u.change().is_some()),
+            );
+            out.extend(turn.subagent_changes);
+        }
+        Some(out)
     }
 
     fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
