@@ -695,7 +695,9 @@ impl TurnBuilder {
     /// It is sound: it says `false` only for lines that
     /// [`TurnBuilder::push`] would ignore. Tool results, which carry most
     /// of a transcript's bytes, matter only while a Task or Agent tool use
-    /// waits for the result that names its subagent.
+    /// waits for the result that names its subagent. A builder that needs
+    /// only changes (a subagent's file) wants only the lines that may hold
+    /// a tool use: the others would change its turns, never its changes.
     pub fn wants(&self, line: &[u8]) -> bool {
         if self.need == Need::Changes {
             return may_hold_tool_use(line);
