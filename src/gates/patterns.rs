@@ -374,8 +374,8 @@ impl PatternSet {
         false
     }
 
-    /// The labels of the patterns that fire in `text`, in table order.
-    pub fn fired(&self, text: &str) -> Vec<String> {
+    /// Every keyword match in `text`, sorted by start.
+    fn hits<'k>(&'k self, text: &str) -> Vec<Hit<'k>> {
         let keywords = self.compiled().keywords.get();
         let mut hits: Vec<Hit<'_>> = keywords
             .find_overlapping(text)
@@ -386,36 +386,87 @@ impl PatternSet {
                 keyword: keywords.keyword(m),
             })
             .collect();
-        if hits.is_empty() {
-            return vec![];
-        }
-        // The proximity search below relies on the order by start.
+        // The proximity search relies on the order by start.
         hits.sort_unstable_by_key(|h| (h.start, h.end));
+        hits
+    }
+
+    /// Calls `found` with each live match of rule `r` (its label and
+    /// byte range), in order of start, until it returns `false`.
+    fn each_match(
+        &self,
+        text: &str,
+        hits: &[Hit<'_>],
+        r: Rule<'_>,
+        found: &mut dyn FnMut(String, std::ops::Range<usize>) -> bool,
+    ) {
         let is = |h: &Hit<'_>, s: &str| h.keyword.eq_ignore_ascii_case(s);
         let bounded = |h: &Hit<'_>| is_word_at(text, h.start, h.end - h.start);
         let live =
             |h: &Hit<'_>| bounded(h) && !self.cancelled(text, h.start, h.end);
-        self.rules()
-            .filter_map(|r| match r {
-                Rule::Lit(s) => hits
-                    .iter()
-                    .any(|h| is(h, s) && live(h))
-                    .then(|| s.to_string()),
-                Rule::Opening(s) => hits
-                    .iter()
-                    .any(|h| {
-                        is(h, s) && opens_sentence(text, h.start) && live(h)
-                    })
-                    .then(|| s.to_string()),
-                Rule::Near(heads, tails, gap) => {
-                    self.near(text, &hits, heads, tails, gap)
+        match r {
+            Rule::Lit(s) => {
+                for h in hits.iter().filter(|h| is(h, s) && live(h)) {
+                    if !found(s.to_string(), h.start..h.end) {
+                        return;
+                    }
                 }
+            }
+            Rule::Opening(s) => {
+                for h in hits.iter().filter(|h| {
+                    is(h, s) && opens_sentence(text, h.start) && live(h)
+                }) {
+                    if !found(s.to_string(), h.start..h.end) {
+                        return;
+                    }
+                }
+            }
+            Rule::Near(heads, tails, gap) => {
+                self.near(text, hits, heads, tails, gap, found)
+            }
+        }
+    }
+
+    /// The labels of the patterns that fire in `text`, in table order.
+    pub fn fired(&self, text: &str) -> Vec<String> {
+        let hits = self.hits(text);
+        if hits.is_empty() {
+            return vec![];
+        }
+        self.rules()
+            .filter_map(|r| {
+                let mut first = None;
+                self.each_match(text, &hits, r, &mut |label, _| {
+                    first = Some(label);
+                    false
+                });
+                first
             })
             .collect()
     }
 
-    /// The label of the first head-tail pair of a [`Pat::Near`] that
-    /// fires, if one does.
+    /// The byte range of every live match of every pattern in `text`,
+    /// sorted by start: where in the text each one fired.
+    pub(crate) fn spans(&self, text: &str) -> Vec<std::ops::Range<usize>> {
+        let hits = self.hits(text);
+        let mut out = vec![];
+        if hits.is_empty() {
+            return out;
+        }
+        for r in self.rules() {
+            self.each_match(text, &hits, r, &mut |_, span| {
+                out.push(span);
+                true
+            });
+        }
+        out.sort_unstable_by_key(|r| (r.start, r.end));
+        out.dedup();
+        out
+    }
+
+    /// Calls `found` with each head-tail pair of a [`Pat::Near`] that
+    /// fires (its label and the range from head to tail), until it
+    /// returns `false`.
     fn near(
         &self,
         text: &str,
@@ -423,7 +474,8 @@ impl PatternSet {
         heads: &[&str],
         tails: &[&str],
         gap: usize,
-    ) -> Option<String> {
+        found: &mut dyn FnMut(String, std::ops::Range<usize>) -> bool,
+    ) {
         fn of<'s>(h: &Hit<'_>, set: &[&'s str]) -> Option<&'s str> {
             set.iter().find(|s| h.keyword.eq_ignore_ascii_case(s)).copied()
         }
@@ -451,10 +503,11 @@ impl PatternSet {
                 if self.cancelled(text, a.start, b.end) {
                     continue;
                 }
-                return Some(format!("{head}…{tail}"));
+                if !found(format!("{head}…{tail}"), a.start..b.end) {
+                    return;
+                }
             }
         }
-        None
     }
 
     /// Whether any pattern fires in `text`.

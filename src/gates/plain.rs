@@ -7,15 +7,27 @@
 //! never audit. So a final text is an audit in plain language when it holds
 //!
 //! * a **lead** that names what was checked: a heading followed by a colon
-//!   in its clause ("Edge cases:", "確認したリスク:", "위험 한 가지:"), or a
+//!   in its clause ("Edge cases:", "確認したリスク:", "위험 한 가지:"), a
 //!   past-tense statement of checking ("I verified", "検証しました",
-//!   "확인했"), neither negated ("I haven't checked", "確認していない",
-//!   "Risks: none");
+//!   "확인했"), or an **act** of checking in any person or voice, in a
+//!   form that says it was done ("Diffed the images", "error paths
+//!   reviewed:", "動かしてみたところ", "돌려 봤는데"); none of them negated
+//!   ("I haven't checked", "確認していない", "Risks: none"), planned,
+//!   wished or asked for ("I'll verify", "確認したい", "확인해 주세요"), in
+//!   a question, or a present passive that describes the code ("input is
+//!   validated");
 //! * and a **specific referent** near it: a number, an identifier or code
 //!   span, a file path, a command, or a named failure mode ("race",
 //!   "競合", "롤백"). For a heading it follows the colon; for a statement it
 //!   may stand anywhere in the sentence (Japanese and Korean put the
-//!   object before the verb) or the rest of the paragraph.
+//!   object before the verb) or the rest of the paragraph; for an act, in
+//!   its sentence, the next one, or the list the act heads.
+//!
+//! Acts are the recogniser's general half: leads are phrases a table must
+//! hold, while an act is a verb of checking in any of its done forms,
+//! wherever it stands, so an audit told in words no heading list foresaw
+//! still counts. What keeps it from passing a summary of work is the
+//! referent it needs close by and the forms it leaves out.
 //!
 //! The phrases are in the language tables (`lang/`); this file holds only
 //! the grammar. `audit.plain_language = false` switches it off, for teams
@@ -24,7 +36,7 @@
 use std::borrow::Cow;
 
 use super::lang::LangTable;
-use super::patterns::LazyKeywords;
+use super::patterns::{Cancel, LazyKeywords, PatternSet};
 use super::sentence::{floor_boundary, is_word_at, sentence_bounds_within};
 use crate::error::Error;
 use crate::keywords::{KeywordMatch, KeywordSet};
@@ -98,6 +110,10 @@ pub(crate) struct PlainAudits {
     negations_before: Vec<&'static str>,
     negations_after: Vec<&'static str>,
     empty: Vec<&'static str>,
+    /// Acts of checking in the forms that say they were done.
+    acts: PatternSet,
+    /// What voids an act it overlaps, lowercased.
+    act_void: Vec<&'static str>,
 }
 
 impl PlainAudits {
@@ -136,11 +152,25 @@ impl PlainAudits {
             negations_before: collect(|t| t.plain.negations_before).collect(),
             negations_after: collect(|t| t.plain.negations_after).collect(),
             empty: collect(|t| t.plain.empty).collect(),
+            acts: {
+                let pats: Vec<_> =
+                    collect_pats(tables, |t| t.plain.acts).collect();
+                let cancels: Vec<Cancel> = tables
+                    .iter()
+                    .flat_map(|t| [t.negation, t.plain.act_cancel])
+                    .collect();
+                PatternSet::new(&pats, &cancels, &[], dfa)?
+            },
+            act_void: collect(|t| t.plain.act_void).collect(),
         })
     }
 
     /// The first plain-language audit in `text`, if it holds one.
     pub(crate) fn find(&self, text: &str) -> Option<PlainAudit> {
+        let voids = self.voids(text);
+        let voided = |span: std::ops::Range<usize>| {
+            voids.iter().any(|v| v.start < span.end && span.start < v.end)
+        };
         let leads = self.leads.get();
         for m in leads.find_iter(text) {
             // A conditional heading ("죽지 않으면:", "繋がらないとき：")
@@ -164,6 +194,9 @@ impl PlainAudits {
                     self.referent(paragraph(body))
                 }
                 LeadKind::Statement => {
+                    if voided(m.start()..m.end()) {
+                        continue;
+                    }
                     let (start, end) =
                         sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
                     self.referent(paragraph(&text[m.end()..]))
@@ -176,6 +209,58 @@ impl PlainAudits {
                     lead: leads.keyword(m).to_string(),
                     referent,
                     span: m.start()..m.end(),
+                });
+            }
+        }
+        self.find_act(text, &voided)
+    }
+
+    /// Where the phrases that void an act stand in `text`.
+    fn voids(&self, text: &str) -> Vec<std::ops::Range<usize>> {
+        let lower = text.to_ascii_lowercase();
+        self.act_void
+            .iter()
+            .flat_map(|v| {
+                lower
+                    .match_indices(v)
+                    .filter(|&(i, _)| is_word_at(&lower, i, v.len()))
+                    .map(|(i, _)| i..i + v.len())
+            })
+            .collect()
+    }
+
+    /// The first act of checking in `text` that names a referent: in its
+    /// sentence, or in the list it heads ("Things I double-checked:"). An
+    /// act in a question, or voided by a wish or a request on its stem,
+    /// is none.
+    fn find_act(
+        &self,
+        text: &str,
+        voided: &dyn Fn(std::ops::Range<usize>) -> bool,
+    ) -> Option<PlainAudit> {
+        for span in self.acts.spans(text) {
+            if voided(span.clone()) {
+                continue;
+            }
+            let (start, end) =
+                sentence_bounds_within(text, span.start, CLAUSE_WITHIN);
+            let end = end.max(span.end);
+            if is_question(&text[end..]) {
+                continue;
+            }
+            let referent = self
+                .referent(&text[start..span.start])
+                .or_else(|| self.referent(&text[span.end..end]))
+                .or_else(|| self.referent(next_sentence(text, end)))
+                .or_else(|| {
+                    let body = list_after(text, span.end)?;
+                    self.referent(paragraph(body))
+                });
+            if let Some(referent) = referent {
+                return Some(PlainAudit {
+                    lead: text[span.clone()].to_string(),
+                    referent,
+                    span,
                 });
             }
         }
@@ -292,6 +377,39 @@ fn is_acronym(w: &str) -> bool {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-')
 }
 
+/// The patterns of every table, picked by `pick`.
+fn collect_pats<'t>(
+    tables: &'t [&LangTable],
+    pick: fn(&LangTable) -> &'static [super::patterns::Pat],
+) -> impl Iterator<Item = super::patterns::Pat> + 't {
+    tables.iter().flat_map(move |t| pick(t).iter().copied())
+}
+
+/// The sentence after the one that ends at `end`, in the same paragraph:
+/// "I compared the outputs. All 3 files are identical."
+fn next_sentence(text: &str, end: usize) -> &str {
+    let rest = paragraph(&text[end..]);
+    let Some((i, c)) = rest.char_indices().next() else { return "" };
+    let from = i + c.len_utf8();
+    let (_, stop) = sentence_bounds_within(rest, from, CLAUSE_WITHIN);
+    &rest[from..stop.max(from)]
+}
+
+/// Whether the sentence that ends where `rest` starts is a question.
+fn is_question(rest: &str) -> bool {
+    rest.trim_start_matches([' ', '"', '\'', ')', '）', '」'])
+        .starts_with(['?', '？'])
+}
+
+/// The list an act heads: the text after a colon that follows it within a
+/// few bytes ("Things I double-checked:", "짚어 본 것:").
+fn list_after(text: &str, at: usize) -> Option<&str> {
+    let ahead = &text[at..at + floor_boundary(&text[at..], 12)];
+    let i = ahead.find([':', '：'])?;
+    let colon = ahead[i..].chars().next().map_or(1, char::len_utf8);
+    Some(&text[at + i + colon..])
+}
+
 /// For an ASCII keyword, whether the match stands as a whole word.
 fn word_bounded(text: &str, set: &KeywordSet, m: KeywordMatch) -> bool {
     let kw = set.keyword(m);
@@ -391,6 +509,52 @@ mod tests {
             "確認していません。",
             "위험은 특별히 없습니다.",
             "Updated the risks section of the design doc.",
+        ];
+        for t in no {
+            assert_eq!(p.find(t), None, "{t}");
+        }
+    }
+
+    /// Acts of checking, in any person or voice, count with a referent in
+    /// their sentence or in the list they head; planned, wished, asked
+    /// for, negated, questioned or passive-present ones do not.
+    #[test]
+    fn acts_of_checking() {
+        let p = audits();
+        let yes = [
+            "Ran the importer on a 0-byte file: it returns Ok(0).",
+            "Diffed the two images; only `curl` is missing.",
+            "Error paths reviewed: a failed `open()` now returns `Err(Io)`.",
+            "Test plan checked against `schema.sql`: the index is used.",
+            "Things I double-checked:\n- `save()` holds the lock\n- empty input",
+            "I couldn't find a caller of `old_api()` outside src/legacy.",
+            "The second run was a no-op: I ran `migrate up` twice on a copy of prod.",
+            "`parse()` を空文字列で動かしてみたところ None が返りました。",
+            "旧バイナリと出力を見比べました。3 ファイルとも同一です。",
+            "`old_api()` の呼び出し元は見当たりませんでした。",
+            "빈 파일로 돌려 봤는데 `Ok(0)`이 나옵니다.",
+            "`old_api()` 호출부를 찾아봤지만 src/legacy 밖에는 없습니다.",
+            "3개 파일을 예전 바이너리 출력과 비교했습니다.",
+        ];
+        for t in yes {
+            assert!(p.find(t).is_some(), "{t}");
+        }
+        let no = [
+            "Tested it and it works.",
+            "I'll verify `save()` under load tomorrow.",
+            "Input to `parse()` is validated before use.",
+            "`save()` needs to be tested on Windows.",
+            "I haven't tested `save()` on Windows.",
+            "Should I run `cargo bench` too?",
+            "I confirmed with you earlier that v2 is fine.",
+            "Checked in the changes to src/main.rs.",
+            "Ran into a lifetime error in `parse()` and fixed it.",
+            "`save()` を Windows で確認したいです。",
+            "`save()` を確認してください。",
+            "`save()` は Windows では確認していません。",
+            "`save()`를 Windows에서 확인해 주세요.",
+            "`save()`는 Windows에서 확인하지 않았습니다.",
+            "`save()`를 확인해 봐야 합니다.",
         ];
         for t in no {
             assert_eq!(p.find(t), None, "{t}");

@@ -81,6 +81,21 @@ pub struct PlainTable {
     /// What an empty heading says after its colon ("none", "なし",
     /// "없음").
     pub empty: &'static [&'static str],
+    /// Acts of checking, in any person and voice, each in the forms that
+    /// say it was done: a past form ("ran", "diffed"), a stem and a
+    /// perfective ending ("確かめ" … "ました", "돌려" … "봤"). An act is a
+    /// lead wherever it stands when its sentence also names a referent,
+    /// or when it heads a list with one ("Things I double-checked:").
+    /// What is still to be done, asked for or wished is no act: those
+    /// forms are left out of the tables, or voided.
+    pub acts: &'static [Pat],
+    /// What cancels an act besides the language's negation: a modal, a
+    /// future, a present passive that describes code ("is validated").
+    pub act_cancel: Cancel,
+    /// Phrases that void an act they overlap: a wish or a request built on
+    /// the same stem ("確認したい", "확인해 주세요"), a phrasal verb that
+    /// is no check ("checked in", "ran into").
+    pub act_void: &'static [&'static str],
 }
 
 /// Every table, in a fixed order.
