@@ -239,18 +239,20 @@ impl PlainAudits {
         voided: &dyn Fn(std::ops::Range<usize>) -> bool,
     ) -> Option<PlainAudit> {
         for span in self.acts.spans(text) {
-            if voided(span.clone()) {
+            if voided(span.clone()) || in_markdown_heading(text, span.start) {
                 continue;
             }
             let (start, end) =
                 sentence_bounds_within(text, span.start, CLAUSE_WITHIN);
-            let end = end.max(span.end);
+            // A tail may hold the sentence's end ("確認。"): then the
+            // sentence ends inside the act.
+            let rest = end.max(span.end);
             if is_question(&text[end..]) {
                 continue;
             }
             let referent = self
                 .referent(&text[start..span.start])
-                .or_else(|| self.referent(&text[span.end..end]))
+                .or_else(|| self.referent(&text[span.end..rest]))
                 .or_else(|| self.referent(next_sentence(text, end)))
                 .or_else(|| {
                     let body = list_after(text, span.end)?;
@@ -395,6 +397,14 @@ fn next_sentence(text: &str, end: usize) -> &str {
     &rest[from..stop.max(from)]
 }
 
+/// Whether byte `at` stands in a Markdown heading line (`## Testing`): a
+/// heading names a section, and the leads' heading rules judge it ("##
+/// Risks checked"), not the acts.
+fn in_markdown_heading(text: &str, at: usize) -> bool {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..at].trim_start().starts_with('#')
+}
+
 /// Whether the sentence that ends where `rest` starts is a question.
 fn is_question(rest: &str) -> bool {
     rest.trim_start_matches([' ', '"', '\'', ')', '）', '」'])
@@ -535,6 +545,12 @@ mod tests {
             "빈 파일로 돌려 봤는데 `Ok(0)`이 나옵니다.",
             "`old_api()` 호출부를 찾아봤지만 src/legacy 밖에는 없습니다.",
             "3개 파일을 예전 바이너리 출력과 비교했습니다.",
+            "빈 파일을 넣었더니 `Ok(0)`이 나왔습니다.",
+            "살펴본 것:\n- `flush()` 호출부 두 곳",
+            "`old_api()` 호출부는 없었습니다.",
+            "空ファイルで `parse()` を実行すると、None が返りました。",
+            "- 空入力で `parse()` が None を返すことを確認\n- 以上",
+            "呼び出し元は `rg old_api` で洗い出し済み。",
         ];
         for t in yes {
             assert!(p.find(t).is_some(), "{t}");
@@ -555,6 +571,11 @@ mod tests {
             "`save()`를 Windows에서 확인해 주세요.",
             "`save()`는 Windows에서 확인하지 않았습니다.",
             "`save()`를 확인해 봐야 합니다.",
+            "`init` を実行すると、設定ファイルが作成されます。",
+            "`save()` の Windows 対応は要確認。",
+            "`save()`는 미확인.",
+            "## Testing\n- Added 3 tests in `test_fetch.py`",
+            "## テスト\n- `test_fetch.py` にテストを3件追加",
         ];
         for t in no {
             assert_eq!(p.find(t), None, "{t}");

@@ -392,6 +392,8 @@ pub const TABLE: LangTable = LangTable {
             "検証結果",
             "回帰",
             "リグレッション",
+            "スモークテスト",
+            "手動テスト",
         ],
         heading_ends: &["として、", "として，"],
         verbs: &[
@@ -580,6 +582,11 @@ pub const TABLE: LangTable = LangTable {
                     "ベンチマーク",
                     "grep",
                     "diff",
+                    "洗い出し",
+                    "連打",
+                    "クリック",
+                    "ログイン",
+                    "再起動",
                 ],
                 &[
                     "した",
@@ -599,13 +606,24 @@ pub const TABLE: LangTable = LangTable {
                     "できました",
                     "できている",
                     "できています",
+                    "OK",
                 ],
+                0,
+            ),
+            // A noun ending, as notes and lists are written ("空入力で
+            // None を返すことを確認。"), for the nouns that can only mean
+            // the act: "テスト。" or a "## テスト" heading names tests.
+            Near(
+                &["確認", "再確認", "検証", "点検", "照合", "目視", "実測"],
+                &["。", "\n"],
                 0,
             ),
             // Other verbs, by their stem and a perfective ending.
             Near(
                 &[
                     "確かめ",
+                    "目を通し",
+                    "読み通し",
                     "調べ",
                     "比べ",
                     "見比べ",
@@ -657,6 +675,26 @@ pub const TABLE: LangTable = LangTable {
                     "たところ",
                 ],
                 0,
+            ),
+            // What happened when a check was run: a conditional と of a
+            // verb of checking, then a past ending in its sentence
+            // ("実行すると … 返りました"). With a present ending it
+            // describes the code ("実行すると作成されます"): no act.
+            Near(
+                &[
+                    "実行すると",
+                    "動かすと",
+                    "流すと",
+                    "叩くと",
+                    "試すと",
+                    "かけると",
+                    "投げると",
+                    "送ると",
+                    "入れると",
+                    "渡すと",
+                ],
+                &["ました", "でした", "た。"],
+                150,
             ),
             // A search that came back empty is a finding.
             Near(

@@ -341,6 +341,8 @@ pub const TABLE: LangTable = LangTable {
             "검증 결과",
             "회귀",
             "참고할 점",
+            "스모크 테스트",
+            "수동 테스트",
         ],
         heading_ends: &["으로는", "으로,"],
         verbs: &[
@@ -499,8 +501,8 @@ pub const TABLE: LangTable = LangTable {
                     "해두었",
                     "해 뒀",
                     "해뒀",
-                    "함.",
-                    "함,",
+                    "함",
+                    "OK",
                     "됐",
                     "되었",
                     "됨",
@@ -508,11 +510,16 @@ pub const TABLE: LangTable = LangTable {
                 ],
                 1,
             ),
+            // A noun ending, as notes and lists are written ("빈 입력에서
+            // None 반환 확인."), for the nouns that can only mean the act:
+            // "테스트." or a "## 테스트" heading names tests.
+            Near(&["확인", "재확인", "검증", "점검", "대조"], &[".", "\n"], 1),
             // Other verbs: a connective form and 보다 in the past ("돌려
             // 봤", "찾아보니").
             Near(
                 &[
                     "돌려",
+                    "읽어",
                     "살펴",
                     "찾아",
                     "짚어",
@@ -530,9 +537,29 @@ pub const TABLE: LangTable = LangTable {
                     "써",
                     "해",
                 ],
-                &["봤", "보았", "봄", "보니", "본 결과"],
+                &[
+                    "봤",
+                    "보았",
+                    "봄",
+                    "보니",
+                    "본 결과",
+                    "본 것",
+                    "본 점",
+                    "본 부분",
+                    "본 내용",
+                ],
                 1,
             ),
+            // Pinned down (by a test, a check) and kept.
+            Near(&["잡아"], &["두었", "뒀", "놓았", "놨"], 1),
+            // "Having done it, (I saw)": a past stem with 더니.
+            Lit("더니"),
+            // A search that came back empty is a finding: "호출부는
+            // 없었습니다", "찾지 못했", "나오지 않았".
+            Near(&["는", "은"], &["없었"], 1),
+            Lit("찾지 못했"),
+            Lit("나오지 않았"),
+            Lit("보이지 않았"),
             // Verbs of checking in a plain past form.
             Lit("봤"),
             Lit("돌렸"),
