@@ -116,11 +116,46 @@ enum Matcher {
 /// text falls back to.
 #[derive(Clone, Debug)]
 struct OneShot {
-    needles: Vec<Vec<u8>>,
+    needles: Needles,
     fold: bool,
     index: PairIndex,
     builder: KeywordSetBuilder,
     fallback: std::sync::OnceLock<Option<AhoCorasick>>,
+}
+
+/// The keywords of a one-shot set as searched (ASCII-folded when the set
+/// folds), end to end in one buffer: one allocation for the set, not one
+/// per keyword.
+#[derive(Clone, Debug, Default)]
+struct Needles {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Needles {
+    fn new(keywords: &[String], fold: bool) -> Needles {
+        let mut n = Needles {
+            bytes: Vec::with_capacity(keywords.iter().map(String::len).sum()),
+            ends: Vec::with_capacity(keywords.len()),
+        };
+        for k in keywords {
+            n.bytes.extend_from_slice(k.as_bytes());
+            n.ends.push(n.bytes.len());
+        }
+        if fold {
+            n.bytes.make_ascii_lowercase();
+        }
+        n
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: usize) -> &[u8] {
+        let start = i.checked_sub(1).map_or(0, |p| self.ends[p]);
+        &self.bytes[start..self.ends[i]]
+    }
 }
 
 /// The longest text a one-shot set searches keyword by keyword; a longer
@@ -153,7 +188,7 @@ struct PairIndex {
 impl PairIndex {
     /// The index of `needles`; `None` past 65,534 of them, the most its
     /// 16-bit links can name.
-    fn new(needles: &[Vec<u8>]) -> Option<PairIndex> {
+    fn new(needles: &Needles) -> Option<PairIndex> {
         if needles.len() >= usize::from(u16::MAX) {
             return None;
         }
@@ -162,9 +197,9 @@ impl PairIndex {
         let mut singles = vec![];
         // Backwards, each keyword put in front of its bucket: the chains
         // come out in the set's order.
-        for (i, needle) in needles.iter().enumerate().rev() {
+        for i in (0..needles.len()).rev() {
             let link = u16::try_from(i + 1).ok()?;
-            match needle[..] {
+            match *needles.get(i) {
                 [a, b, ..] => {
                     let bucket = pair_bucket(a, b);
                     next[i] = heads[bucket];
@@ -206,7 +241,7 @@ impl OneShot {
         for (at, &byte) in hay.iter().enumerate() {
             let first = fold(byte);
             for &k in &index.singles {
-                if self.needles[usize::from(k)][0] == first {
+                if self.needles.get(usize::from(k))[0] == first {
                     out.push(KeywordMatch {
                         keyword: usize::from(k),
                         start: at,
@@ -218,7 +253,7 @@ impl OneShot {
             let mut k = index.heads[pair_bucket(first, fold(second))];
             while k != 0 {
                 let keyword = usize::from(k - 1);
-                let needle = &self.needles[keyword];
+                let needle = self.needles.get(keyword);
                 if matches_at(needle, at) {
                     out.push(KeywordMatch {
                         keyword,
@@ -524,13 +559,7 @@ impl KeywordSetBuilder {
         }
         let one_shot = self.one_shot.then(|| {
             let fold = self.ascii_case_insensitive;
-            let needles: Vec<Vec<u8>> = keywords
-                .iter()
-                .map(|k| match fold {
-                    true => k.as_bytes().to_ascii_lowercase(),
-                    false => k.as_bytes().to_vec(),
-                })
-                .collect();
+            let needles = Needles::new(&keywords, fold);
             Some(OneShot {
                 index: PairIndex::new(&needles)?,
                 needles,

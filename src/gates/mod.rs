@@ -391,7 +391,7 @@ impl Gates {
             .flat_map(|t| t.stock.iter().map(|&s| Cow::Borrowed(s)))
             .collect();
         stock.extend(p.stock.iter().cloned().map(Cow::Owned));
-        stock.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        let stock = patterns::longest_first(stock, |s| s.len());
         let audit = AuditMatcher::build(config, dfa)?;
         let enabled = |g: Gate| config.gate_enabled(g);
         Ok(Gates {

@@ -52,6 +52,11 @@ pub enum Pat {
     Near(&'static [&'static str], &'static [&'static str], usize),
     /// A literal phrase that opens a sentence.
     Opening(&'static str),
+    /// One of the heads directly followed by one of the tails, each
+    /// pairing a literal of its own: for heads or tails too common to
+    /// search alone ("。", "는 ", "見"), which would flood a
+    /// [`Pat::Near`] with matches.
+    Joined(&'static [&'static str], &'static [&'static str]),
 }
 
 /// What voids a match: the negation half of an intent's grammar. Each list
@@ -170,12 +175,43 @@ impl LazyKeywords {
     }
 }
 
+/// `items` ordered longest first, ties in their order: what a
+/// leftmost-first set needs to prefer "edge cases" to "edge case".
+///
+/// A stable counting sort by length, linear in the phrases: a hook builds
+/// its sets on every run, and a comparison sort of a few hundred phrases
+/// was a tenth of a run's instructions.
+pub(crate) fn longest_first<T>(
+    items: Vec<T>,
+    len: impl Fn(&T) -> usize,
+) -> Vec<T> {
+    let max = items.iter().map(&len).max().unwrap_or(0);
+    // Slot k holds the items of length max - k; `starts[k]` is where the
+    // next of them goes.
+    let mut starts = vec![0usize; max + 2];
+    for item in &items {
+        starts[max - len(item) + 1] += 1;
+    }
+    for k in 1..starts.len() {
+        starts[k] += starts[k - 1];
+    }
+    let mut slots: Vec<Option<T>> =
+        std::iter::repeat_with(|| None).take(items.len()).collect();
+    for item in items {
+        let k = max - len(&item);
+        slots[starts[k]] = Some(item);
+        starts[k] += 1;
+    }
+    slots.into_iter().flatten().collect()
+}
+
 /// A pattern of a set: a table's, or a configured literal.
 #[derive(Clone, Copy, Debug)]
 enum Rule<'a> {
     Lit(&'a str),
     Near(&'a [&'a str], &'a [&'a str], usize),
     Opening(&'a str),
+    Joined(&'a [&'a str], &'a [&'a str]),
 }
 
 impl<'a> From<&'a Pat> for Rule<'a> {
@@ -184,6 +220,7 @@ impl<'a> From<&'a Pat> for Rule<'a> {
             Pat::Lit(s) => Rule::Lit(s),
             Pat::Near(a, b, gap) => Rule::Near(a, b, gap),
             Pat::Opening(s) => Rule::Opening(s),
+            Pat::Joined(a, b) => Rule::Joined(a, b),
         }
     }
 }
@@ -191,18 +228,27 @@ impl<'a> From<&'a Pat> for Rule<'a> {
 /// The cancel words of a set, merged over its languages.
 #[derive(Clone, Debug, Default)]
 struct Cancels {
-    before: Vec<String>,
-    after: Vec<String>,
-    between: Vec<String>,
-    sentence_after: Vec<String>,
+    before: Vec<Cow<'static, str>>,
+    after: Vec<Cow<'static, str>>,
+    between: Vec<Cow<'static, str>>,
+    sentence_after: Vec<Cow<'static, str>>,
 }
 
 impl Cancels {
     fn new(cancels: &[Cancel]) -> Cancels {
         let mut c = Cancels::default();
         for x in cancels {
-            fn own<'a>(l: &'a [&str]) -> impl Iterator<Item = String> + 'a {
-                l.iter().map(|w| w.to_ascii_lowercase())
+            // Lowercased as matched; a table's words mostly are already,
+            // and are then borrowed, not copied.
+            fn own(
+                l: &'static [&'static str],
+            ) -> impl Iterator<Item = Cow<'static, str>> {
+                l.iter().map(|&w| {
+                    match w.bytes().any(|b| b.is_ascii_uppercase()) {
+                        true => Cow::Owned(w.to_ascii_lowercase()),
+                        false => Cow::Borrowed(w),
+                    }
+                })
             }
             c.before.extend(own(x.before));
             c.after.extend(own(x.after));
@@ -328,6 +374,12 @@ impl PatternSet {
                     }
                     Pat::Near(a, b, _) => literals
                         .extend(a.iter().chain(b).map(|&s| Cow::Borrowed(s))),
+                    Pat::Joined(a, b) => {
+                        literals.extend(a.iter().flat_map(|h| {
+                            b.iter()
+                                .map(move |t| Cow::Owned(format!("{h}{t}")))
+                        }))
+                    }
                 }
             }
             literals.extend(self.extra.iter().cloned().map(Cow::Owned));
@@ -423,6 +475,23 @@ impl PatternSet {
             }
             Rule::Near(heads, tails, gap) => {
                 self.near(text, hits, heads, tails, gap, found)
+            }
+            Rule::Joined(heads, tails) => {
+                let joined = |kw: &str| {
+                    heads.iter().any(|h| {
+                        kw.get(..h.len())
+                            .is_some_and(|k| k.eq_ignore_ascii_case(h))
+                            && tails.iter().any(|t| {
+                                kw.get(h.len()..)
+                                    .is_some_and(|k| k.eq_ignore_ascii_case(t))
+                            })
+                    })
+                };
+                for h in hits.iter().filter(|h| joined(h.keyword) && live(h)) {
+                    if !found(h.keyword.to_string(), h.start..h.end) {
+                        return;
+                    }
+                }
             }
         }
     }
@@ -603,6 +672,34 @@ mod tests {
             set.fired("You're right. But thanks."),
             vec!["you're right"]
         );
+    }
+
+    #[test]
+    fn joined_pairs_are_literals_of_their_own() {
+        let set = PatternSet::new(
+            &[Pat::Joined(&["確認", "検証"], &["。", "\n"])],
+            &[Cancel { before: &["未"], ..Cancel::NONE }],
+            &[],
+            false,
+        )
+        .unwrap();
+        assert_eq!(set.fired("`x` を確認。"), vec!["確認。"]);
+        assert_eq!(set.spans("a\n検証\nb"), vec![2..9]);
+        assert!(set.fired("確認した。").is_empty());
+        assert!(set.fired("。確認").is_empty());
+        assert!(set.fired("未確認。").is_empty());
+    }
+
+    proptest::proptest! {
+        /// The counting sort is the standard library's stable sort.
+        #[test]
+        fn longest_first_is_a_stable_sort_by_length(
+            words in proptest::collection::vec("[a-c確]{0,6}", 0..40),
+        ) {
+            let mut want = words.clone();
+            want.sort_by_key(|w| std::cmp::Reverse(w.len()));
+            proptest::prop_assert_eq!(longest_first(words, |w| w.len()), want);
+        }
     }
 
     #[test]

@@ -36,13 +36,17 @@
 use std::borrow::Cow;
 
 use super::lang::LangTable;
-use super::patterns::{Cancel, LazyKeywords, PatternSet};
+use super::patterns::{longest_first, LazyKeywords, PatternSet};
 use super::sentence::{floor_boundary, is_word_at, sentence_bounds_within};
 use crate::error::Error;
 use crate::keywords::{KeywordMatch, KeywordSet};
 
 /// How far after a heading its colon may stand, in bytes.
 const COLON_WITHIN: usize = 48;
+
+/// How far either way of an act the phrases that void it are looked for,
+/// in bytes: longer than any of them.
+const VOID_WITHIN: usize = 32;
 
 /// How much of the paragraph after a lead is searched for a referent.
 const REFERENT_WITHIN: usize = 600;
@@ -110,8 +114,10 @@ pub(crate) struct PlainAudits {
     negations_before: Vec<&'static str>,
     negations_after: Vec<&'static str>,
     empty: Vec<&'static str>,
-    /// Acts of checking in the forms that say they were done.
-    acts: PatternSet,
+    /// Acts of checking in the forms that say they were done, one set per
+    /// language: a text is searched only with the sets of the scripts it
+    /// is written in, and a hook builds only those.
+    acts: Vec<LangActs>,
     /// What voids an act it overlaps, lowercased.
     act_void: Vec<&'static str>,
 }
@@ -125,22 +131,22 @@ impl PlainAudits {
         let collect = |pick: fn(&LangTable) -> &'static [&'static str]| {
             tables.iter().flat_map(move |t| pick(t).iter().copied())
         };
-        let mut referents: Vec<Cow<'static, str>> =
+        let referents: Vec<Cow<'static, str>> =
             collect(|t| t.plain.failure_modes)
                 .chain(COMMANDS.iter().copied())
                 .map(Cow::Borrowed)
                 .collect();
         // Longest first: a leftmost-first automaton then prefers "edge
         // cases" to "edge case".
-        referents.sort_by_key(|w| std::cmp::Reverse(w.len()));
-        let mut leads: Vec<(&str, LeadKind)> = collect(|t| t.plain.heads)
+        let referents = longest_first(referents, |w| w.len());
+        let leads: Vec<(&str, LeadKind)> = collect(|t| t.plain.heads)
             .map(|w| (w, LeadKind::Heading))
             .chain(
                 collect(|t| t.plain.verbs).map(|w| (w, LeadKind::Statement)),
             )
             .collect();
         // Longest first, as the referents.
-        leads.sort_by_key(|(w, _)| std::cmp::Reverse(w.len()));
+        let leads = longest_first(leads, |(w, _)| w.len());
         Ok(PlainAudits {
             kinds: leads.iter().map(|&(_, k)| k).collect(),
             leads: LazyKeywords::new(
@@ -152,25 +158,27 @@ impl PlainAudits {
             negations_before: collect(|t| t.plain.negations_before).collect(),
             negations_after: collect(|t| t.plain.negations_after).collect(),
             empty: collect(|t| t.plain.empty).collect(),
-            acts: {
-                let pats: Vec<_> =
-                    collect_pats(tables, |t| t.plain.acts).collect();
-                let cancels: Vec<Cancel> = tables
-                    .iter()
-                    .flat_map(|t| [t.negation, t.plain.act_cancel])
-                    .collect();
-                PatternSet::new(&pats, &cancels, &[], dfa)?
-            },
+            acts: tables
+                .iter()
+                .map(|t| {
+                    Ok(LangActs {
+                        script: Script::of(t.code),
+                        set: PatternSet::new(
+                            t.plain.acts,
+                            &[t.negation, t.plain.act_cancel],
+                            &[],
+                            dfa,
+                        )?,
+                    })
+                })
+                .collect::<Result<_, Error>>()?,
             act_void: collect(|t| t.plain.act_void).collect(),
         })
     }
 
     /// The first plain-language audit in `text`, if it holds one.
     pub(crate) fn find(&self, text: &str) -> Option<PlainAudit> {
-        let voids = self.voids(text);
-        let voided = |span: std::ops::Range<usize>| {
-            voids.iter().any(|v| v.start < span.end && span.start < v.end)
-        };
+        let voided = |span: std::ops::Range<usize>| self.voided(text, span);
         let leads = self.leads.get();
         for m in leads.find_iter(text) {
             // A conditional heading ("죽지 않으면:", "繋がらないとき：")
@@ -215,18 +223,20 @@ impl PlainAudits {
         self.find_act(text, &voided)
     }
 
-    /// Where the phrases that void an act stand in `text`.
-    fn voids(&self, text: &str) -> Vec<std::ops::Range<usize>> {
-        let lower = text.to_ascii_lowercase();
-        self.act_void
-            .iter()
-            .flat_map(|v| {
-                lower
-                    .match_indices(v)
-                    .filter(|&(i, _)| is_word_at(&lower, i, v.len()))
-                    .map(|(i, _)| i..i + v.len())
+    /// Whether a phrase that voids an act overlaps `span` of `text`: only
+    /// the bytes around the span are looked at, so a text is searched
+    /// for them only where an act or a statement stands.
+    fn voided(&self, text: &str, span: std::ops::Range<usize>) -> bool {
+        let from =
+            floor_boundary(text, span.start.saturating_sub(VOID_WITHIN));
+        let to = span.end + floor_boundary(&text[span.end..], VOID_WITHIN);
+        let near = text[from..to].to_ascii_lowercase();
+        let (start, end) = (span.start - from, span.end - from);
+        self.act_void.iter().any(|v| {
+            near.match_indices(v).any(|(i, _)| {
+                i < end && start < i + v.len() && is_word_at(&near, i, v.len())
             })
-            .collect()
+        })
     }
 
     /// The first act of checking in `text` that names a referent: in its
@@ -238,7 +248,14 @@ impl PlainAudits {
         text: &str,
         voided: &dyn Fn(std::ops::Range<usize>) -> bool,
     ) -> Option<PlainAudit> {
-        for span in self.acts.spans(text) {
+        let mut spans: Vec<std::ops::Range<usize>> = self
+            .acts
+            .iter()
+            .filter(|a| a.script.in_text(text))
+            .flat_map(|a| a.set.spans(text))
+            .collect();
+        spans.sort_unstable_by_key(|r| (r.start, r.end));
+        for span in spans {
             if voided(span.clone()) || in_markdown_heading(text, span.start) {
                 continue;
             }
@@ -379,12 +396,51 @@ fn is_acronym(w: &str) -> bool {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-')
 }
 
-/// The patterns of every table, picked by `pick`.
-fn collect_pats<'t>(
-    tables: &'t [&LangTable],
-    pick: fn(&LangTable) -> &'static [super::patterns::Pat],
-) -> impl Iterator<Item = super::patterns::Pat> + 't {
-    tables.iter().flat_map(move |t| pick(t).iter().copied())
+/// The acts of one language.
+#[derive(Clone, Debug)]
+struct LangActs {
+    script: Script,
+    set: PatternSet,
+}
+
+/// The script a language's acts are written in: what a text must hold for
+/// them to be looked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Script {
+    /// Kana or CJK ideographs.
+    Japanese,
+    /// Hangul.
+    Korean,
+    /// Any text: English acts ("ran", "grep") stand in every language.
+    Any,
+}
+
+impl Script {
+    fn of(code: &str) -> Script {
+        match code {
+            "ja" => Script::Japanese,
+            "ko" => Script::Korean,
+            _ => Script::Any,
+        }
+    }
+
+    fn in_text(self, text: &str) -> bool {
+        let has = |f: fn(char) -> bool| text.chars().any(f);
+        match self {
+            Script::Any => true,
+            Script::Japanese => has(
+                |c| matches!(c, '\u{3040}'..='\u{30FF}' | '\u{4E00}'..='\u{9FFF}'),
+            ),
+            Script::Korean => has(|c| {
+                matches!(
+                    c,
+                    '\u{AC00}'..='\u{D7A3}'
+                        | '\u{1100}'..='\u{11FF}'
+                        | '\u{3130}'..='\u{318F}'
+                )
+            }),
+        }
+    }
 }
 
 /// The sentence after the one that ends at `end`, in the same paragraph:
@@ -579,6 +635,17 @@ mod tests {
         ];
         for t in no {
             assert_eq!(p.find(t), None, "{t}");
+        }
+    }
+
+    /// Voids are looked for only within [`VOID_WITHIN`] bytes of an act.
+    #[test]
+    fn voids_are_shorter_than_their_window() {
+        for t in super::super::lang::ALL {
+            for v in t.plain.act_void {
+                assert!(v.len() < VOID_WITHIN, "{v}");
+                assert_eq!(*v, v.to_ascii_lowercase(), "{v}");
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 
 use super::{Intent, LangTable, PlainTable};
 use crate::gates::patterns::Cancel;
-use crate::gates::patterns::Pat::{Lit, Near, Opening};
+use crate::gates::patterns::Pat::{Joined, Lit, Near, Opening};
 
 /// The Japanese table.
 pub const TABLE: LangTable = LangTable {
@@ -613,10 +613,9 @@ pub const TABLE: LangTable = LangTable {
             // A noun ending, as notes and lists are written ("空入力で
             // None を返すことを確認。"), for the nouns that can only mean
             // the act: "テスト。" or a "## テスト" heading names tests.
-            Near(
+            Joined(
                 &["確認", "再確認", "検証", "点検", "照合", "目視", "実測"],
                 &["。", "\n"],
-                0,
             ),
             // Other verbs, by their stem and a perfective ending.
             Near(
@@ -661,7 +660,7 @@ pub const TABLE: LangTable = LangTable {
                 ],
                 0,
             ),
-            Near(
+            Joined(
                 &["見"],
                 &[
                     "た。",
@@ -674,7 +673,6 @@ pub const TABLE: LangTable = LangTable {
                     "てみました",
                     "たところ",
                 ],
-                0,
             ),
             // What happened when a check was run: a conditional と of a
             // verb of checking, then a past ending in its sentence

@@ -2,7 +2,7 @@
 
 use super::{Intent, LangTable, PlainTable};
 use crate::gates::patterns::Cancel;
-use crate::gates::patterns::Pat::{Lit, Near, Opening};
+use crate::gates::patterns::Pat::{Joined, Lit, Near, Opening};
 
 /// The Korean table.
 pub const TABLE: LangTable = LangTable {
@@ -513,7 +513,7 @@ pub const TABLE: LangTable = LangTable {
             // A noun ending, as notes and lists are written ("빈 입력에서
             // None 반환 확인."), for the nouns that can only mean the act:
             // "테스트." or a "## 테스트" heading names tests.
-            Near(&["확인", "재확인", "검증", "점검", "대조"], &[".", "\n"], 1),
+            Joined(&["확인", "재확인", "검증", "점검", "대조"], &[".", "\n"]),
             // Other verbs: a connective form and 보다 in the past ("돌려
             // 봤", "찾아보니").
             Near(
@@ -556,7 +556,7 @@ pub const TABLE: LangTable = LangTable {
             Lit("더니"),
             // A search that came back empty is a finding: "호출부는
             // 없었습니다", "찾지 못했", "나오지 않았".
-            Near(&["는", "은"], &["없었"], 1),
+            Joined(&["는 ", "은 "], &["없었"]),
             Lit("찾지 못했"),
             Lit("나오지 않았"),
             Lit("보이지 않았"),
