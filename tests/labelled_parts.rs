@@ -474,11 +474,11 @@ fn audit_gate_on_its_parts() {
     // run once on the grammar they tested (their remaining misses are
     // audits told without a verb of checking, or with the referent in
     // another sentence).
-    assert_bounds("audit tune", &f.tune, 0.95, 0.99);
+    assert_bounds("audit tune", &f.tune, 0.97, 1.0);
     // Below the target (0.98, 0.95): plain-language audits told
     // as observations ("p95 went from 480 ms to 130 ms") are still
     // blocked. A floor, not a goal.
-    assert_bounds("audit test", &f.test, 0.72, 0.98);
+    assert_bounds("audit test", &f.test, 0.75, 0.98);
 }
 
 #[test]

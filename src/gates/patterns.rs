@@ -272,13 +272,13 @@ pub struct PatternSet {
     cancel_tables: Vec<Cancel>,
     dfa: bool,
     compiled: OnceLock<Compiled>,
+    cancels: OnceLock<Cancels>,
 }
 
 /// What a [`PatternSet`] matches with, once compiled.
 #[derive(Clone, Debug)]
 struct Compiled {
     keywords: LazyKeywords,
-    cancels: Cancels,
 }
 
 /// One keyword match: its byte range and the keyword, as in the set.
@@ -352,6 +352,7 @@ impl PatternSet {
             cancel_tables: cancels.to_vec(),
             dfa,
             compiled: OnceLock::new(),
+            cancels: OnceLock::new(),
         })
     }
 
@@ -363,7 +364,14 @@ impl PatternSet {
             .chain(self.extra.iter().map(|s| Rule::Lit(s)))
     }
 
-    /// The keyword set and cancel words, compiled on first call.
+    /// The cancel words, folded on first call: apart from the keywords,
+    /// since a caller may ask only whether a match of its own is
+    /// cancelled ([`PatternSet::cancelled`]).
+    fn cancels(&self) -> &Cancels {
+        self.cancels.get_or_init(|| Cancels::new(&self.cancel_tables))
+    }
+
+    /// The keyword set, compiled on first call.
     fn compiled(&self) -> &Compiled {
         self.compiled.get_or_init(|| {
             let mut literals: Vec<Cow<'static, str>> = vec![];
@@ -395,15 +403,20 @@ impl PatternSet {
                     LazyKeywords::overlapping(vec![], self.dfa)
                         .expect("an empty set builds")
                 });
-            Compiled { keywords, cancels: Cancels::new(&self.cancel_tables) }
+            Compiled { keywords }
         })
     }
 
     /// Whether the match spanning `start..end` is voided by a negation
     /// before or after it in its clause, or by a concession's "but" later
     /// in its sentence.
-    fn cancelled(&self, text: &str, start: usize, end: usize) -> bool {
-        let c = &self.compiled().cancels;
+    pub(crate) fn cancelled(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+    ) -> bool {
+        let c = self.cancels();
         if !c.before.is_empty() {
             let before = text[clause_start(text, start)..start].to_lowercase();
             if c.before.iter().any(|w| holds(&before, w)) {
@@ -565,7 +578,7 @@ impl PatternSet {
                     continue;
                 }
                 let lower = between.to_lowercase();
-                let between = &self.compiled().cancels.between;
+                let between = &self.cancels().between;
                 if between.iter().any(|w| holds(&lower, w)) {
                     continue;
                 }

@@ -599,6 +599,7 @@ pub const TABLE: LangTable = LangTable {
                     "しておきました",
                     "してみた",
                     "してみました",
+                    "してみても",
                     "したところ",
                     "済み",
                     "済",
@@ -621,6 +622,7 @@ pub const TABLE: LangTable = LangTable {
             Near(
                 &[
                     "確かめ",
+                    "数え",
                     "目を通し",
                     "読み通し",
                     "調べ",
@@ -656,6 +658,7 @@ pub const TABLE: LangTable = LangTable {
                     "てみた",
                     "てみました",
                     "てみています",
+                    "てみても",
                     "たところ",
                 ],
                 0,
@@ -694,6 +697,14 @@ pub const TABLE: LangTable = LangTable {
                 &["ました", "でした", "た。"],
                 150,
             ),
+            // What a check measured or saw: "横ばい", "一致しました".
+            Lit("横ばい"),
+            Lit("同一でした"),
+            Lit("差分なし"),
+            Lit("差分はありません"),
+            Lit("差分はなし"),
+            Lit("一致しました"),
+            Lit("一致した"),
             // A search that came back empty is a finding.
             Near(
                 &["見当たら", "見当たり", "見つから", "見つかり", "検出され"],
@@ -713,7 +724,14 @@ pub const TABLE: LangTable = LangTable {
                 "ほうが",
             ],
             between: &[],
-            sentence_after: &[],
+            sentence_after: &[
+                "未検証",
+                "未テスト",
+                "検証できていません",
+                "確認できていません",
+                "検証できず",
+                "確認できず",
+            ],
         },
         act_void: &[
             // A wish, a request, a condition, a plan.

@@ -520,6 +520,8 @@ pub const TABLE: LangTable = LangTable {
                 &[
                     "돌려",
                     "읽어",
+                    "세어",
+                    "맞대",
                     "살펴",
                     "찾아",
                     "짚어",
@@ -562,6 +564,13 @@ pub const TABLE: LangTable = LangTable {
             Lit("보이지 않았"),
             // Verbs of checking in a plain past form.
             Lit("봤"),
+            Lit("보니"),
+            // What a check measured or saw.
+            Lit("평평했"),
+            Lit("유지했"),
+            Lit("같았습니다"),
+            Lit("일치했"),
+            Lit("차이가 없었"),
             Lit("돌렸"),
             Lit("찾았"),
             Lit("살폈"),
@@ -571,7 +580,12 @@ pub const TABLE: LangTable = LangTable {
             before: &["만약"],
             after: &["예정", "필요"],
             between: &[],
-            sentence_after: &[],
+            sentence_after: &[
+                "검증하지 못",
+                "검증되지 않",
+                "확인하지 못",
+                "테스트하지 못",
+            ],
         },
         act_void: &[
             // A wish, a request, a condition, a plan.
