@@ -119,7 +119,10 @@ pub fn plain_is_stock(
     text: &str,
     audit: &PlainAudit,
 ) -> bool {
-    let (start, mut end) = sentence_bounds(text, audit.span.start);
+    let (start, end) = sentence_bounds(text, audit.span.start);
+    // A lead never runs past its sentence's end, but should one, its
+    // sentence ends with it.
+    let mut end = end.max(audit.span.end);
     let after_lead = text[audit.span.end..end].trim();
     if after_lead.is_empty() || after_lead == ":" || after_lead == "：" {
         end = text[end..].find("\n\n").map_or(text.len(), |i| end + i);

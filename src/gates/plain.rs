@@ -37,7 +37,9 @@ use std::borrow::Cow;
 
 use super::lang::LangTable;
 use super::patterns::{longest_first, LazyKeywords, PatternSet};
-use super::sentence::{floor_boundary, is_word_at, sentence_bounds_within};
+use super::sentence::{
+    ends_sentence, floor_boundary, is_word_at, sentence_bounds_within,
+};
 use crate::error::Error;
 use crate::keywords::{KeywordMatch, KeywordSet};
 
@@ -263,9 +265,18 @@ impl PlainAudits {
             .flat_map(|a| a.set.spans(text))
             .collect();
         spans.sort_unstable_by_key(|r| (r.start, r.end));
-        for span in spans {
+        for mut span in spans {
             if voided(span.clone()) || in_markdown_heading(text, span.start) {
                 continue;
+            }
+            // A noun ending's tail ends the sentence ("確認。"): the act is
+            // the noun, so that the act stays inside its sentence.
+            if let Some(c) = text[span.clone()].chars().next_back() {
+                if span.len() > c.len_utf8()
+                    && ends_sentence(text, span.end - c.len_utf8(), c)
+                {
+                    span.end -= c.len_utf8();
+                }
             }
             let (start, end) =
                 sentence_bounds_within(text, span.start, CLAUSE_WITHIN);
