@@ -180,7 +180,6 @@ impl PlainAudits {
 
     /// The first plain-language audit in `text`, if it holds one.
     pub(crate) fn find(&self, text: &str) -> Option<PlainAudit> {
-        let voided = |span: std::ops::Range<usize>| self.voided(text, span);
         let leads = self.leads.get();
         for m in leads.find_iter(text) {
             // A conditional heading ("죽지 않으면:", "繋がらないとき：")
@@ -207,7 +206,7 @@ impl PlainAudits {
                     // A statement is an act: what voids or cancels an act
                     // (a plan, the user's act, "so it's unverified")
                     // voids it too.
-                    if voided(m.start()..m.end())
+                    if self.voided(text, m.start()..m.end())
                         || self
                             .acts
                             .iter()
@@ -230,7 +229,7 @@ impl PlainAudits {
                 });
             }
         }
-        self.find_act(text, &voided)
+        self.find_act(text)
     }
 
     /// Whether a phrase that voids an act overlaps `span` of `text`: only
@@ -253,11 +252,7 @@ impl PlainAudits {
     /// sentence, or in the list it heads ("Things I double-checked:"). An
     /// act in a question, or voided by a wish or a request on its stem,
     /// is none.
-    fn find_act(
-        &self,
-        text: &str,
-        voided: &dyn Fn(std::ops::Range<usize>) -> bool,
-    ) -> Option<PlainAudit> {
+    fn find_act(&self, text: &str) -> Option<PlainAudit> {
         let mut spans: Vec<std::ops::Range<usize>> = self
             .acts
             .iter()
@@ -266,7 +261,9 @@ impl PlainAudits {
             .collect();
         spans.sort_unstable_by_key(|r| (r.start, r.end));
         for mut span in spans {
-            if voided(span.clone()) || in_markdown_heading(text, span.start) {
+            if self.voided(text, span.clone())
+                || in_markdown_heading(text, span.start)
+            {
                 continue;
             }
             // A noun ending's tail ends the sentence ("確認。"): the act is
@@ -280,8 +277,7 @@ impl PlainAudits {
             }
             let (start, end) =
                 sentence_bounds_within(text, span.start, CLAUSE_WITHIN);
-            // A tail may hold the sentence's end ("確認。"): then the
-            // sentence ends inside the act.
+            // Never before the act (see the trim above).
             let rest = end.max(span.end);
             if is_question(&text[end..]) {
                 continue;
@@ -571,6 +567,17 @@ mod tests {
         PlainAudits::new(&tables, false).unwrap()
     }
 
+    /// Every text of `yes` holds a plain-language audit; none of `no`
+    /// does.
+    fn assert_audits(p: &PlainAudits, yes: &[&str], no: &[&str]) {
+        for t in yes {
+            assert!(p.find(t).is_some(), "{t}");
+        }
+        for t in no {
+            assert_eq!(p.find(t), None, "{t}");
+        }
+    }
+
     #[test]
     fn newcomers_audits_are_recognised() {
         let p = audits();
@@ -580,9 +587,6 @@ mod tests {
             "冪等性を確認しました。二回実行しても変化はありません。",
             "타임아웃 시 동작을 검증했습니다. 3번 재시도합니다.",
         ];
-        for t in yes {
-            assert!(p.find(t).is_some(), "{t}");
-        }
         let no = [
             "I audited nothing, to be honest.",
             "Risks: none.",
@@ -595,9 +599,7 @@ mod tests {
             "위험은 특별히 없습니다.",
             "Updated the risks section of the design doc.",
         ];
-        for t in no {
-            assert_eq!(p.find(t), None, "{t}");
-        }
+        assert_audits(&p, &yes, &no);
     }
 
     /// Acts of checking, in any person or voice, count with a referent in
@@ -630,9 +632,6 @@ mod tests {
             "Old and new exports of `report.csv` were identical.",
             "20分間、RSS は 140MB で横ばい。",
         ];
-        for t in yes {
-            assert!(p.find(t).is_some(), "{t}");
-        }
         let no = [
             "Tested it and it works.",
             "I'll verify `save()` under load tomorrow.",
@@ -658,9 +657,7 @@ mod tests {
             "I tried `make e2e`, but Docker is missing, so it's unverified.",
             "`make e2e` を試しましたが Docker がなく未検証です。",
         ];
-        for t in no {
-            assert_eq!(p.find(t), None, "{t}");
-        }
+        assert_audits(&p, &yes, &no);
     }
 
     /// Voids are looked for only within [`VOID_WITHIN`] bytes of an act.
