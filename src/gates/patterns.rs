@@ -11,7 +11,10 @@
 //!   "でしょうか", "어느" … "할까요"): every pairing is covered, which is
 //!   what makes politeness levels and tenses systematic;
 //! * [`Pat::Opening`], a phrase that counts only when it opens a sentence
-//!   ("Correct," "맞습니다" as a reply, not "50이 맞습니다").
+//!   ("Correct," "맞습니다" as a reply, not "50이 맞습니다");
+//! * [`Pat::Joined`], a head directly followed by a tail, each pairing a
+//!   literal of its own ("確認" + "。"), for parts too common to search
+//!   alone.
 //!
 //! Negation is part of the grammar, in both directions, through
 //! [`Cancel`]: a match is void when a negation stands before it in its
