@@ -284,6 +284,25 @@ struct Compiled {
     keywords: LazyKeywords,
 }
 
+/// What fired, as [`PatternSet::fired`] names it: built into a string
+/// only when a caller asks for the name.
+#[derive(Clone, Copy, Debug)]
+enum Label<'a> {
+    /// A literal, an opening or a joined pair, as matched.
+    Phrase(&'a str),
+    /// A [`Pat::Near`]'s head and tail.
+    Pair(&'a str, &'a str),
+}
+
+impl std::fmt::Display for Label<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Label::Phrase(s) => f.write_str(s),
+            Label::Pair(head, tail) => write!(f, "{head}…{tail}"),
+        }
+    }
+}
+
 /// One keyword match: its byte range and the keyword, as in the set.
 #[derive(Clone, Copy, Debug)]
 struct Hit<'k> {
@@ -466,7 +485,7 @@ impl PatternSet {
         text: &str,
         hits: &[Hit<'_>],
         r: Rule<'_>,
-        found: &mut dyn FnMut(String, std::ops::Range<usize>) -> bool,
+        found: &mut dyn FnMut(Label<'_>, std::ops::Range<usize>) -> bool,
     ) {
         let is = |h: &Hit<'_>, s: &str| h.keyword.eq_ignore_ascii_case(s);
         let bounded = |h: &Hit<'_>| is_word_at(text, h.start, h.end - h.start);
@@ -475,7 +494,7 @@ impl PatternSet {
         match r {
             Rule::Lit(s) => {
                 for h in hits.iter().filter(|h| is(h, s) && live(h)) {
-                    if !found(s.to_string(), h.start..h.end) {
+                    if !found(Label::Phrase(s), h.start..h.end) {
                         return;
                     }
                 }
@@ -484,7 +503,7 @@ impl PatternSet {
                 for h in hits.iter().filter(|h| {
                     is(h, s) && opens_sentence(text, h.start) && live(h)
                 }) {
-                    if !found(s.to_string(), h.start..h.end) {
+                    if !found(Label::Phrase(s), h.start..h.end) {
                         return;
                     }
                 }
@@ -504,7 +523,7 @@ impl PatternSet {
                     })
                 };
                 for h in hits.iter().filter(|h| joined(h.keyword) && live(h)) {
-                    if !found(h.keyword.to_string(), h.start..h.end) {
+                    if !found(Label::Phrase(h.keyword), h.start..h.end) {
                         return;
                     }
                 }
@@ -522,7 +541,7 @@ impl PatternSet {
             .filter_map(|r| {
                 let mut first = None;
                 self.each_match(text, &hits, r, &mut |label, _| {
-                    first = Some(label);
+                    first = Some(label.to_string());
                     false
                 });
                 first
@@ -559,7 +578,7 @@ impl PatternSet {
         heads: &[&str],
         tails: &[&str],
         gap: usize,
-        found: &mut dyn FnMut(String, std::ops::Range<usize>) -> bool,
+        found: &mut dyn FnMut(Label<'_>, std::ops::Range<usize>) -> bool,
     ) {
         fn of<'s>(h: &Hit<'_>, set: &[&'s str]) -> Option<&'s str> {
             set.iter().find(|s| h.keyword.eq_ignore_ascii_case(s)).copied()
@@ -588,7 +607,7 @@ impl PatternSet {
                 if self.cancelled(text, a.start, b.end) {
                     continue;
                 }
-                if !found(format!("{head}…{tail}"), a.start..b.end) {
+                if !found(Label::Pair(head, tail), a.start..b.end) {
                     return;
                 }
             }
