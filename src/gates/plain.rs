@@ -654,6 +654,9 @@ mod tests {
             "## Testing\n- Added 3 tests in `test_fetch.py`",
             "## テスト\n- `test_fetch.py` にテストを3件追加",
             "Once you've reviewed `cache.rs`, merge it.",
+            "Validated `email` before saving it in `signup()`.",
+            "Submitted PR #12 for the `cache.rs` change.",
+            "기존 `API`를 유지했습니다.",
             "I tried `make e2e`, but Docker is missing, so it's unverified.",
             "`make e2e` を試しましたが Docker がなく未検証です。",
         ];

@@ -565,16 +565,16 @@ pub const TABLE: LangTable = LangTable {
             // Verbs of checking in a plain past form.
             Lit("봤"),
             Lit("보니"),
-            // What a check measured or saw.
-            Lit("평평했"),
-            Lit("유지했"),
-            Lit("같았습니다"),
-            Lit("일치했"),
-            Lit("차이가 없었"),
             Lit("돌렸"),
             Lit("찾았"),
             Lit("살폈"),
             Lit("따라가 봤"),
+            // What a check measured or saw. ("유지했" is left out: "기존
+            // API를 유지했습니다" is work, not a measurement.)
+            Lit("평평했"),
+            Lit("같았습니다"),
+            Lit("일치했"),
+            Lit("차이가 없었"),
         ],
         act_cancel: Cancel {
             before: &["만약"],
