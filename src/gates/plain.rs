@@ -207,6 +207,7 @@ impl PlainAudits {
                     // (a plan, the user's act, "so it's unverified")
                     // voids it too.
                     if self.voided(text, m.start()..m.end())
+                        || adnominal(text, m.end())
                         || self
                             .acts
                             .iter()
@@ -263,6 +264,7 @@ impl PlainAudits {
         for mut span in spans {
             if self.voided(text, span.clone())
                 || in_markdown_heading(text, span.start)
+                || adnominal(text, span.end)
             {
                 continue;
             }
@@ -468,6 +470,21 @@ fn next_sentence(text: &str, end: usize) -> &str {
     &rest[from..stop.max(from)]
 }
 
+/// Whether the Japanese past form that ends at `at` modifies the noun
+/// after it ("実行したコマンドを記録する", "検索した結果を返す"): it
+/// describes the thing, and reports no act. "…した結果、" (having done
+/// it, the result) and a heading ("確認した点：") still report one.
+fn adnominal(text: &str, at: usize) -> bool {
+    let rest = &text[at..];
+    text[..at].ends_with('た')
+        && !rest.starts_with("結果")
+        // A heading of what was checked: "見ておいた点：".
+        && list_after(text, at).is_none()
+        && rest.chars().next().is_some_and(
+            |c| matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{30A0}'..='\u{30FF}'),
+        )
+}
+
 /// Whether byte `at` stands in a Markdown heading line (`## Testing`): a
 /// heading names a section, and the leads' heading rules judge it ("##
 /// Risks checked"), not the acts.
@@ -657,6 +674,8 @@ mod tests {
             "Validated `email` before saving it in `signup()`.",
             "Submitted PR #12 for the `cache.rs` change.",
             "기존 `API`를 유지했습니다.",
+            "`run()` は実行したコマンドを `log.txt` に記録します。",
+            "ボタンをクリックしたときに `submit()` を呼びます。",
             "I tried `make e2e`, but Docker is missing, so it's unverified.",
             "`make e2e` を試しましたが Docker がなく未検証です。",
         ];

@@ -584,9 +584,6 @@ pub const TABLE: LangTable = LangTable {
                     "diff",
                     "洗い出し",
                     "連打",
-                    "クリック",
-                    "ログイン",
-                    "再起動",
                 ],
                 &[
                     "した",
