@@ -122,6 +122,8 @@ pub(crate) struct PlainAudits {
     acts: Vec<LangActs>,
     /// What voids an act it overlaps, lowercased.
     act_void: Vec<&'static str>,
+    /// Words that make an act that follows them an adjective.
+    attributive: Vec<&'static str>,
 }
 
 impl PlainAudits {
@@ -175,6 +177,7 @@ impl PlainAudits {
                 })
                 .collect::<Result<_, Error>>()?,
             act_void: collect(|t| t.plain.act_void).collect(),
+            attributive: collect(|t| t.plain.attributive).collect(),
         })
     }
 
@@ -249,6 +252,18 @@ impl PlainAudits {
         })
     }
 
+    /// Whether the word just before byte `at` makes the act there an
+    /// adjective ("the observed crash").
+    fn attributive(&self, text: &str, at: usize) -> bool {
+        let before = text[..at].trim_end();
+        let word = before
+            .rsplit(|c: char| !c.is_ascii_alphabetic())
+            .next()
+            .unwrap_or("");
+        before.len() < at
+            && self.attributive.iter().any(|w| w.eq_ignore_ascii_case(word))
+    }
+
     /// The first act of checking in `text` that names a referent: in its
     /// sentence, or in the list it heads ("Things I double-checked:"). An
     /// act in a question, or voided by a wish or a request on its stem,
@@ -265,6 +280,7 @@ impl PlainAudits {
             if self.voided(text, span.clone())
                 || in_markdown_heading(text, span.start)
                 || adnominal(text, span.end)
+                || self.attributive(text, span.start)
             {
                 continue;
             }
@@ -648,6 +664,7 @@ mod tests {
             "Under `wrk` load, p99 stayed at 12 ms.",
             "Old and new exports of `report.csv` were identical.",
             "20分間、RSS は 140MB で横ばい。",
+            "I double-clicked `Save`: only one `POST /orders` went out.",
         ];
         let no = [
             "Tested it and it works.",
@@ -676,6 +693,8 @@ mod tests {
             "기존 `API`를 유지했습니다.",
             "`run()` は実行したコマンドを `log.txt` に記録します。",
             "ボタンをクリックしたときに `submit()` を呼びます。",
+            "Fixed the observed crash in `upload.rs`.",
+            "The button calls `save()` when clicked.",
             "I tried `make e2e`, but Docker is missing, so it's unverified.",
             "`make e2e` を試しましたが Docker がなく未検証です。",
         ];

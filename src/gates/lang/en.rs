@@ -842,7 +842,8 @@ pub const TABLE: LangTable = LangTable {
             Lit("measured"),
             Lit("benchmarked"),
             Lit("profiled"),
-            Lit("timed"),
+            Lit("timed it"),
+            Lit("timed the"),
             Lit("compared"),
             Lit("diffed"),
             Lit("inspected"),
@@ -855,7 +856,6 @@ pub const TABLE: LangTable = LangTable {
             Lit("grepped"),
             Lit("exercised"),
             Lit("made sure"),
-            Lit("simulated"),
             Lit("replayed"),
             Lit("observed"),
             Lit("watched"),
@@ -879,14 +879,15 @@ pub const TABLE: LangTable = LangTable {
             Lit("skimmed"),
             Lit("poked at"),
             // The change exercised by hand. ("killed", "restarted",
-            // "submitted" and a bare "validated" are left out: they tell
-            // work as often as a check, "Submitted PR #12", "Validated
-            // `email` before saving".)
-            Lit("logged in as"),
-            Lit("logged in with"),
-            Lit("clicked"),
-            Lit("double-clicked"),
-            Lit("clicked through"),
+            // "submitted", "clicked", "logged in", "simulated" and a bare
+            // "validated" are left out: they tell work or describe the
+            // code as often as they report a check, "Submitted PR #12",
+            // "Validated `email` before saving", "when clicked".)
+            // In the first person they are the agent's acts.
+            Lit("i clicked"),
+            Lit("i double-clicked"),
+            Lit("i logged in"),
+            Lit("i killed"),
             Lit("pulled the plug"),
             Lit("curled"),
             Lit("sent a request"),
@@ -907,8 +908,6 @@ pub const TABLE: LangTable = LangTable {
             Lit("byte-identical"),
             Lit("were identical"),
             Lit("was identical"),
-            Lit("are identical"),
-            Lit("is identical"),
             Lit("came out identical"),
             Near(
                 &["threw", "tossed", "fed"],
@@ -1028,6 +1027,10 @@ pub const TABLE: LangTable = LangTable {
             "saw your",
             "reviewed your",
             "looked at your",
+        ],
+        attributive: &[
+            "the", "a", "an", "this", "that", "these", "those", "our", "its",
+            "their", "my", "your", "his", "her", "any", "every", "each",
         ],
     },
 };

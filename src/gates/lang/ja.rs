@@ -751,5 +751,6 @@ pub const TABLE: LangTable = LangTable {
             "要検証",
             "要チェック",
         ],
+        attributive: &[],
     },
 };

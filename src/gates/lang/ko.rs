@@ -602,5 +602,6 @@ pub const TABLE: LangTable = LangTable {
             "보겠",
             "하면",
         ],
+        attributive: &[],
     },
 };

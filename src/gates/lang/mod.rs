@@ -96,6 +96,10 @@ pub struct PlainTable {
     /// the same stem ("確認したい", "확인해 주세요"), a phrasal verb that
     /// is no check ("checked in", "ran into").
     pub act_void: &'static [&'static str],
+    /// Words that, directly before an act, make it an adjective: "the
+    /// observed crash", "a profiled build" name things, and report no
+    /// check.
+    pub attributive: &'static [&'static str],
 }
 
 /// Every table, in a fixed order.
