@@ -206,16 +206,9 @@ impl PlainAudits {
                     self.referent(paragraph(body))
                 }
                 LeadKind::Statement => {
-                    // A statement is an act: what voids or cancels an act
-                    // (a plan, the user's act, "so it's unverified")
-                    // voids it too.
-                    if self.voided(text, m.start()..m.end())
-                        || adnominal(text, m.end())
-                        || self
-                            .acts
-                            .iter()
-                            .any(|a| a.set.cancelled(text, m.start(), m.end()))
-                    {
+                    // A statement is an act: what keeps an act from
+                    // reporting a check keeps it too.
+                    if !self.reports(text, m.start()..m.end()) {
                         continue;
                     }
                     let (start, end) =
@@ -234,6 +227,20 @@ impl PlainAudits {
             }
         }
         self.find_act(text)
+    }
+
+    /// Whether the act or statement at `span` reports a check the agent
+    /// made: not voided by a wish or a request on its stem, not cancelled
+    /// by a plan, the user's act or "so it's unverified", and not a form
+    /// that describes a thing ("実行したコマンド", "the observed crash").
+    fn reports(&self, text: &str, span: std::ops::Range<usize>) -> bool {
+        !(self.voided(text, span.clone())
+            || adnominal(text, span.end)
+            || self.attributive(text, span.start)
+            || self
+                .acts
+                .iter()
+                .any(|a| a.set.cancelled(text, span.start, span.end)))
     }
 
     /// Whether a phrase that voids an act overlaps `span` of `text`: only
@@ -277,10 +284,8 @@ impl PlainAudits {
             .collect();
         spans.sort_unstable_by_key(|r| (r.start, r.end));
         for mut span in spans {
-            if self.voided(text, span.clone())
+            if !self.reports(text, span.clone())
                 || in_markdown_heading(text, span.start)
-                || adnominal(text, span.end)
-                || self.attributive(text, span.start)
             {
                 continue;
             }
