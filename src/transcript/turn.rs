@@ -95,6 +95,24 @@ pub(super) enum Need {
     Changes,
 }
 
+/// What a reader is to do with a line, judged from its bytes
+/// ([`TurnBuilder::wants`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Want {
+    /// The builder would ignore the record: leave the line unparsed.
+    Skip,
+    /// Parse the line and [`push`](TurnBuilder::push) it.
+    Now,
+    /// All the record can give is the open turn's final text: an assistant
+    /// line with no tool use, in a turn that has started and has its
+    /// timestamp. The reader may hold the line back unparsed and, before
+    /// the turn ends ([`TurnBuilder::starts_turn`]), parse only the newest
+    /// held lines, until one has text ([`TurnBuilder::push_held`]). Most
+    /// of a turn's text lines are narration that a later line's text
+    /// supersedes; parsing them was a sixth of a scan's instructions.
+    Text,
+}
+
 /// What started a turn, and how it ended.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord,
@@ -237,6 +255,13 @@ impl Turn {
     /// How many corrupt lines the reader passed over.
     pub fn skipped_corrupt(&self) -> usize {
         self.skipped_corrupt
+    }
+
+    /// This turn with no corrupt lines counted, for tests comparing turns
+    /// read two ways.
+    #[cfg(test)]
+    pub(super) fn clear_corrupt(&mut self) {
+        self.skipped_corrupt = 0;
     }
 
     pub(super) fn add_corrupt(&mut self, n: usize) {
@@ -626,6 +651,13 @@ fn may_hold_tool_use(line: &[u8]) -> bool {
     }
 }
 
+/// Whether a line's bytes told its type as `assistant`, or did not tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sure {
+    Assistant,
+    Unsure,
+}
+
 /// Whether a user line holds a tool result, judged from its first 4 KiB.
 fn holds_tool_result(line: &[u8]) -> bool {
     TOOL_RESULT.find(&line[..line.len().min(4096)])
@@ -698,32 +730,111 @@ impl TurnBuilder {
     /// waits for the result that names its subagent. A builder that needs
     /// only changes (a subagent's file) wants only the lines that may hold
     /// a tool use: the others would change its turns, never its changes.
-    pub fn wants(&self, line: &[u8]) -> bool {
+    ///
+    /// [`Want::Text`] is sound too: for such a line, `push` would only
+    /// note a timestamp the turn already has, and, if it is the main
+    /// chain's assistant line, mark the turn as answered and take its text.
+    /// A line that spells no `tool_use` (nor escapes a letter, `\u`) holds
+    /// no tool use. A record whose type the bytes do not tell cheaply is
+    /// taken for an assistant's only if it spells no `"user"`, `"system"`
+    /// and `"hook_blocking_error"`: the records that start turns or count
+    /// blocks must spell them.
+    pub(super) fn wants(&self, line: &[u8]) -> Want {
         if self.need == Need::Changes {
-            return may_hold_tool_use(line);
+            return if may_hold_tool_use(line) {
+                Want::Now
+            } else {
+                Want::Skip
+            };
         }
+        let yes = |b: bool| if b { Want::Now } else { Want::Skip };
         match quick_type(line) {
             // Claude Code writes the block's type within a line's first
             // few hundred bytes; a line where it comes later is parsed,
             // which is slower but gives the same answer.
             Some(b"user") => {
-                self.unanswered_launches > 0 || !holds_tool_result(line)
+                yes(self.unanswered_launches > 0 || !holds_tool_result(line))
             }
-            Some(b"system") => SUMMARY.find(line) || LOCAL_COMMAND.find(line),
-            Some(b"attachment") => BLOCKING.find(line),
-            Some(b"assistant") | None => true,
-            Some(_) => false,
+            Some(b"system") => {
+                yes(SUMMARY.find(line) || LOCAL_COMMAND.find(line))
+            }
+            Some(b"attachment") => yes(BLOCKING.find(line)),
+            Some(b"assistant") => self.text_only(line, Sure::Assistant),
+            None => self.text_only(line, Sure::Unsure),
+            Some(_) => Want::Skip,
         }
+    }
+
+    /// [`Want::Text`] when the assistant line (or, `Unsure`, a line of a
+    /// type its bytes did not tell) can give the open turn nothing but its
+    /// final text; else [`Want::Now`].
+    fn text_only(&self, line: &[u8], sure: Sure) -> Want {
+        let settled = self.started && self.open.timestamp.is_some();
+        let text_only = settled
+            && !TOOL_USE.find(line)
+            && !ESCAPE.find(line)
+            && (sure == Sure::Assistant
+                || !(memmem::find(line, b"\"user\"").is_some()
+                    || memmem::find(line, b"\"system\"").is_some()
+                    || BLOCKING.find(line)));
+        if text_only {
+            Want::Text
+        } else {
+            Want::Now
+        }
+    }
+
+    /// Whether `rec`, pushed, would end the open turn and start another.
+    pub(super) fn starts_turn(&self, rec: &Record<'_>) -> bool {
+        self.owns(rec) && turn_start(rec).is_some()
+    }
+
+    /// Whether `rec` is on the chain this builder follows.
+    fn owns(&self, rec: &Record<'_>) -> bool {
+        match self.chain {
+            Chain::Main => !rec.is_sidechain(),
+            Chain::Subagent => true,
+        }
+    }
+
+    /// Feed a record of a line held back as [`Want::Text`], parsed after
+    /// later lines were pushed: its text becomes the final text only if no
+    /// later line's did. Returns whether it had text to give, after which
+    /// the older held lines cannot matter and are left unparsed.
+    pub(super) fn push_held(
+        &mut self,
+        rec: &Record<'_>,
+        pos: LinePos,
+    ) -> bool {
+        if !self.owns(rec) || rec.record_type() != RecordType::Assistant {
+            return false;
+        }
+        debug_assert!(
+            !rec.content()
+                .blocks()
+                .iter()
+                .any(|b| matches!(b, Block::ToolUse(_))),
+            "a line held as text-only holds a tool use",
+        );
+        let t = &mut self.open;
+        t.any_assistant = true;
+        let Some(text) = last_text(rec) else {
+            return false;
+        };
+        if t.final_text.as_ref().is_none_or(|f| f.offset < pos.offset) {
+            t.final_text = Some(TextAt {
+                text: text.to_string(),
+                offset: pos.offset,
+                line: pos.line,
+            });
+        }
+        true
     }
 
     /// Feed the next record. When it starts a new turn, the previous one
     /// is returned, finished.
     pub fn push(&mut self, rec: &Record<'_>, pos: LinePos) -> Option<Turn> {
-        let own = match self.chain {
-            Chain::Main => !rec.is_sidechain(),
-            Chain::Subagent => true,
-        };
-        if !own {
+        if !self.owns(rec) {
             self.sidechain_work(rec, pos);
             return None;
         }
