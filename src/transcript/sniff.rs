@@ -17,7 +17,9 @@
 //! top-level `type` keys (which Claude Code never writes) it reads the
 //! first where the parser keeps the last.
 
-use memchr::{memchr2, memchr3};
+use std::sync::LazyLock;
+
+use memchr::{memchr2, memchr3, memmem, memrchr};
 
 /// What [`top_level_type`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,6 +132,50 @@ pub fn quick_type(line: &[u8]) -> Option<&[u8]> {
         Sniff::Type(t) => Some(t),
         _ => None,
     }
+}
+
+/// The top-level `type` of a line whose `type` key comes last, as on
+/// Claude Code's assistant lines, where [`quick_type`] cannot tell it
+/// cheaply: found from the line's end. The last `"type":"` of the line
+/// is a key (the bytes cannot occur inside a string), and it is the
+/// top-level one when no `}` or `]` byte at all follows its value before
+/// the line's closing brace: a key at any deeper level would have its
+/// object closed there. `None` when that does not hold, the value has an
+/// escape, a `"type"` follows (another key, spaced or not a string, which
+/// the parser would keep instead), or the line is not framed as an
+/// object. Like [`quick_type`], it validates nothing.
+pub fn tail_type(line: &[u8]) -> Option<&[u8]> {
+    const KEY: &[u8] = b"\"type\":\"";
+    let last = line
+        .iter()
+        .rposition(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
+    let first = line
+        .iter()
+        .position(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
+    if line[last] != b'}' || line[first] != b'{' {
+        return None;
+    }
+    static TYPE: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"\"type\""));
+    // Back from the end, one SIMD search per `y` (the key's third byte),
+    // as `fast_path` goes forward: the key is a few dozen bytes from the
+    // end of the line.
+    let from = first.max(last.saturating_sub(4096));
+    let mut upto = last;
+    let at = loop {
+        let y = from + memrchr(b'y', &line[from..upto])?;
+        if y >= from + 2 && line[y - 2..].starts_with(KEY) {
+            break y - 2;
+        }
+        upto = y;
+    };
+    let start = at + KEY.len();
+    let end = start + memchr2(b'"', b'\\', &line[start..last])?;
+    let rest = &line[end + 1..last];
+    let plain = line[end] == b'"'
+        && memchr2(b'}', b']', rest).is_none()
+        && TYPE.find(rest).is_none();
+    plain.then_some(&line[start..end])
 }
 
 /// The common case, in one SIMD search: the first `"type":"` of the line
@@ -284,6 +330,54 @@ mod tests {
         assert_eq!(top_level_type(lines[2]), Sniff::Type(b"assistant"));
         assert_eq!(top_level_type(lines[4]), Sniff::Unsure);
         assert_eq!(top_level_type(lines[10]), Sniff::Unsure);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(8192))]
+        /// The tail sniff answers only what the parser reads, on objects
+        /// built of keys and values that hide `type` keys, brackets and
+        /// quotes at every depth.
+        #[test]
+        fn the_tail_agrees_with_the_parser(
+            fields in proptest::collection::vec((
+                proptest::sample::select(vec!["type", "a", "message"]),
+                proptest::sample::select(vec![
+                    r#""assistant""#, r#""user""#, r#""x}]""#, r#""a\"b""#,
+                    r#"{"type":"inner"}"#, r#"[{"type":"t"},"]"]"#, "1",
+                    r#"{"m":{"type":"deep","c":[]}}"#, r#""\"type\":\"s\"""#,
+                ]),
+            ), 0..6),
+        ) {
+            let body: Vec<String> =
+                fields.iter().map(|(k, v)| format!(r#""{k}":{v}"#)).collect();
+            let line = format!("{{{}}}", body.join(",")).into_bytes();
+            let parser = crate::transcript::RecordParser::new();
+            let parsed = parser.parse(&line).expect("a valid object");
+            if let Some(t) = tail_type(&line) {
+                proptest::prop_assert_eq!(
+                    parsed.type_name().map(str::as_bytes),
+                    Some(t)
+                );
+            }
+            // The common shape is told.
+            if fields.last().is_some_and(|(k, v)| *k == "type" && v.starts_with('"') && !v.contains('\\') && !v.contains('}')) {
+                proptest::prop_assert!(tail_type(&line).is_some());
+            }
+        }
+    }
+
+    #[test]
+    fn the_tail_tells_an_assistant_line() {
+        let line = br#"{"parentUuid":"p","message":{"content":[{"type":"text","text":"a } b"}]},"type":"assistant","uuid":"u","timestamp":"t"}"#;
+        assert_eq!(quick_type(line), None);
+        assert_eq!(tail_type(line), Some(&b"assistant"[..]));
+        let nested =
+            br#"{"message":{"type":"assistant"},"data":{"type":"x"}}"#;
+        assert_eq!(tail_type(nested), None);
+        let brace_in_string = br#"{"message":{},"type":"assistant","s":"}"}"#;
+        assert_eq!(tail_type(brace_in_string), None);
+        assert_eq!(tail_type(br#"{"type":"a\"b"}"#), None);
+        assert_eq!(tail_type(br#"{"type":"cut"#), None);
     }
 
     /// A valid line behind 5,000 spaces once made the fast path slice past

@@ -54,7 +54,7 @@ use super::lines::{Lines, RevLines};
 use super::query::{is_blank, walk_rev};
 use super::reader::TurnReader;
 use super::record::{Block, Content, Record, RecordParser, RecordType};
-use super::sniff::quick_type;
+use super::sniff::{quick_type, tail_type};
 use super::source::Transcript;
 use crate::changes::{ChangeReason, ShellInput};
 
@@ -639,6 +639,9 @@ static BLOCKING: Probe = Probe::new(b"\"hook_blocking_error\"");
 
 static TOOL_USE: Probe = Probe::new(b"tool_use");
 static ESCAPE: Probe = Probe::new(b"\\u");
+/// A record's type spelt in its bytes, as a user or a system record must.
+static USER: Probe = Probe::new(b"\"user\"");
+static SYSTEM: Probe = Probe::new(b"\"system\"");
 
 /// Whether a line may hold a tool use. Only assistant records do, and a
 /// tool-use block spells `tool_use` in the line's bytes, or escapes one of
@@ -671,11 +674,7 @@ fn might_start_turn(line: &[u8]) -> bool {
         Some(_) => false,
         // Not cheaply classified (assistant lines put `type` last): a user
         // or system line would have to spell its type.
-        None => {
-            memmem::find(line, b"\"user\"").is_some()
-                || memmem::find(line, b"\"system\"").is_some()
-                || memmem::find(line, b"\\u").is_some()
-        }
+        None => USER.find(line) || SYSTEM.find(line) || ESCAPE.find(line),
     }
 }
 
@@ -760,6 +759,10 @@ impl TurnBuilder {
             }
             Some(b"attachment") => yes(BLOCKING.find(line)),
             Some(b"assistant") => self.text_only(line, Sure::Assistant),
+            // Claude Code writes an assistant line's `type` last.
+            None if tail_type(line) == Some(b"assistant") => {
+                self.text_only(line, Sure::Assistant)
+            }
             None => self.text_only(line, Sure::Unsure),
             Some(_) => Want::Skip,
         }
@@ -774,8 +777,8 @@ impl TurnBuilder {
             && !TOOL_USE.find(line)
             && !ESCAPE.find(line)
             && (sure == Sure::Assistant
-                || !(memmem::find(line, b"\"user\"").is_some()
-                    || memmem::find(line, b"\"system\"").is_some()
+                || !(USER.find(line)
+                    || SYSTEM.find(line)
                     || BLOCKING.find(line)));
         if text_only {
             Want::Text
