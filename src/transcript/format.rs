@@ -204,8 +204,11 @@ impl ValueParser {
         &mut self,
         line: &[u8],
     ) -> Option<T> {
+        // Framed as an object, or it cannot be one: a line cut short (a
+        // window's last) is not even handed to the parser.
         let starts = line.iter().find(|b| !b.is_ascii_whitespace());
-        if starts != Some(&b'{') {
+        let ends = line.iter().rfind(|b| !b.is_ascii_whitespace());
+        if starts != Some(&b'{') || ends != Some(&b'}') {
             return None;
         }
         self.scratch.clear();
