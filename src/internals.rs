@@ -10,6 +10,6 @@ pub use crate::keywords::{
     AUDIT_MARKERS_EN, AUDIT_MARKERS_JA, AUDIT_MARKERS_KO,
 };
 pub use crate::transcript::{
-    quick_type, top_level_type, Block, Content, Line, Lines, Record,
-    RecordParser, RecordType, RevLines, Sniff,
+    quick_type, tail_type, top_level_type, Block, Content, Line, Lines,
+    Record, RecordParser, RecordType, RevLines, Sniff,
 };

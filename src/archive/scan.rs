@@ -153,7 +153,10 @@ pub struct FileReport {
     pub bytes: u64,
     /// Non-empty lines seen.
     pub lines: u64,
-    /// Corrupt lines skipped (among those parsed or framed badly).
+    /// Corrupt lines skipped: among the lines the scan needs, those that
+    /// do not parse, and those framed badly or holding invalid UTF-8 or
+    /// a raw control byte (lines no turn needs, and narration a later
+    /// text supersedes, are not parsed).
     pub corrupt: u64,
     /// Lines longer than [`ScanOptions::max_line`], skipped unread.
     pub too_long: u64,

@@ -39,5 +39,5 @@ pub use self::turn::safe_id;
 pub use self::{
     lines::{Line, Lines, RevLines},
     record::{Block, Content, Record, RecordParser, RecordType},
-    sniff::{quick_type, top_level_type, Sniff},
+    sniff::{quick_type, tail_type, top_level_type, Sniff},
 };

@@ -109,7 +109,8 @@ pub(super) enum Want {
     /// the turn ends ([`TurnBuilder::starts_turn`]), parse only the newest
     /// held lines, until one has text ([`TurnBuilder::push_held`]). Most
     /// of a turn's text lines are narration that a later line's text
-    /// supersedes; parsing them was a sixth of a scan's instructions.
+    /// supersedes: parsing them all cost a scan of real transcripts 9% of
+    /// its instructions.
     Text,
 }
 

@@ -96,7 +96,7 @@ pub fn queries(data: &[u8]) {
 /// answer, the parser agrees (for well-formed lines: the sniffers do not
 /// validate what they skip, see `sniff.rs`).
 pub fn sniff(data: &[u8]) {
-    use stopgate::internals::{quick_type, top_level_type, Sniff};
+    use stopgate::internals::{quick_type, tail_type, top_level_type, Sniff};
     let exact = top_level_type(data);
     let quick = quick_type(data);
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
@@ -129,6 +129,13 @@ pub fn sniff(data: &[u8]) {
                 Some(t),
                 object.get("type").and_then(|t| t.as_str()).map(str::as_bytes)
             );
+        }
+    }
+    // The tail sniff reads the last key, as the parser does, and answers
+    // nothing when another `"type"` follows it: duplicates included.
+    if let Some(t) = tail_type(data) {
+        if let Some(parsed) = parsed {
+            assert_eq!(parsed.as_deref().map(str::as_bytes), Some(t));
         }
     }
 }
