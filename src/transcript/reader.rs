@@ -7,6 +7,14 @@
 //! replay, which hands its turns over at the end. The transcript's queries
 //! and the archive scan both read through it, so a turn is built the same
 //! way wherever it is read.
+//!
+//! Most of an agent's text lines are narration between tool uses, and
+//! only the last text of a turn is its final text. So a Claude Code line
+//! whose bytes show it can give the turn nothing but text ([`Want::Text`])
+//! is held back unparsed, and when the turn ends only the newest held
+//! lines are parsed, until one has text. The turns are the same as when
+//! every line is parsed (the tests here check it on every fixture, the
+//! corpus and generated transcripts).
 
 use super::codex;
 use super::format::{Format, ValueParser};
