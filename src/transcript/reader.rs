@@ -475,7 +475,7 @@ mod held_lines {
             Just(r#","timestamp":"2026-01-01T00:00:00Z""#.to_string()),
         ];
         let side = prop_oneof![Just("false"), Just("true")];
-        (0..9u8, text, ts, side).prop_map(|(kind, text, ts, side)| {
+        (0..12u8, text, ts, side).prop_map(|(kind, text, ts, side)| {
             let text = serde_json::to_string(&text).unwrap();
             let head = format!(
                 r#"{{"parentUuid":null,"isSidechain":{side},"sessionId":"s","cwd":"/w"{ts}"#
@@ -499,6 +499,15 @@ mod held_lines {
                 6 => format!(r#"{head},"type":"progress","data":{{"x":1}}}}"#),
                 7 => format!(
                     r#"{head},"message":{{"role":"assistant","content":[{{"type":"text","text":{text}}}]}},"type":"assistant""#
+                ),
+                8 => format!(
+                    r#"{head},"message":{{"role":"assistant","content":[{{"type":"tool_use","id":"k","name":"Task","input":{{"prompt":{text}}}}}]}},"type":"assistant"}}"#
+                ),
+                9 => format!(
+                    r#"{head},"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"k","content":{text}}}]}},"toolUseResult":{{"agentId":"a1"}}}}"#
+                ),
+                10 => format!(
+                    r#"{head},"type":"attachment","attachment":{{"type":"hook_blocking_error","command":{text}}}}}"#
                 ),
                 _ => format!(
                     r#"{head},"type":"system","subtype":"local_command","content":{text}}}"#
