@@ -41,3 +41,32 @@ pub use self::{
     record::{Block, Content, Record, RecordParser, RecordType},
     sniff::{quick_type, tail_type, top_level_type, Sniff},
 };
+
+/// The `.jsonl` files under `fixtures/` and, when it is there,
+/// `../shared/corpus/`, for tests that check a fast path against a slow one
+/// on every real file. Without the corpus a notice is printed.
+#[cfg(test)]
+pub(crate) fn fixture_and_corpus_files() -> Vec<std::path::PathBuf> {
+    use std::path::{Path, PathBuf};
+    fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                jsonl_under(&path, out);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    jsonl_under(&root.join("fixtures"), &mut files);
+    let corpus = root.join("../shared/corpus");
+    if corpus.is_dir() {
+        jsonl_under(&corpus, &mut files);
+    } else {
+        eprintln!("../shared/corpus is missing: fixtures only");
+    }
+    files
+}

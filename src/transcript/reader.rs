@@ -367,8 +367,6 @@ mod held_lines {
     //! reader as it was): the same turns and the same count of corrupt
     //! lines, on every fixture, the corpus, and generated transcripts.
 
-    use std::path::Path;
-
     use proptest::prelude::*;
 
     use super::TurnReader;
@@ -413,30 +411,9 @@ mod held_lines {
         count
     }
 
-    fn jsonl_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                jsonl_under(&path, out);
-            } else if path.extension().is_some_and(|e| e == "jsonl") {
-                out.push(path);
-            }
-        }
-    }
-
     #[test]
     fn fixtures_and_corpus() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = vec![];
-        jsonl_under(&root.join("fixtures"), &mut files);
-        let corpus = root.join("../shared/corpus");
-        if corpus.is_dir() {
-            jsonl_under(&corpus, &mut files);
-        } else {
-            eprintln!(
-                "held_lines: ../shared/corpus is missing; fixtures only"
-            );
-        }
+        let files = crate::transcript::fixture_and_corpus_files();
         let held: usize = files
             .iter()
             .map(|p| {

@@ -113,21 +113,23 @@ pub fn top_level_type(line: &[u8]) -> Sniff<'_> {
     sniff(line).unwrap_or(Sniff::Unsure)
 }
 
+/// Where a line framed as a JSON object opens and closes: the indices of
+/// its first and last bytes that are not whitespace, when they are `{`
+/// and `}`.
+fn object_frame(line: &[u8]) -> Option<(usize, usize)> {
+    let ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+    let first = line.iter().position(|c| !ws(c))?;
+    let last = line.iter().rposition(|c| !ws(c))?;
+    (line[first] == b'{' && line[last] == b'}').then_some((first, last))
+}
+
 /// The top-level `type` when two SIMD searches alone can tell, without the
 /// exact walk: for a bulk scan that parses the line anyway when this says
 /// `None`. Claude Code writes `type` before `message` on every record but
 /// assistant lines, where it comes after it; walking a whole message to
 /// find that out would cost more than it saves.
 pub fn quick_type(line: &[u8]) -> Option<&[u8]> {
-    let last = line
-        .iter()
-        .rposition(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
-    let first = line
-        .iter()
-        .position(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
-    if line[last] != b'}' || line[first] != b'{' {
-        return None;
-    }
+    let (first, _) = object_frame(line)?;
     match fast_path(line, first + 1)? {
         Sniff::Type(t) => Some(t),
         _ => None,
@@ -146,15 +148,7 @@ pub fn quick_type(line: &[u8]) -> Option<&[u8]> {
 /// object. Like [`quick_type`], it validates nothing.
 pub fn tail_type(line: &[u8]) -> Option<&[u8]> {
     const KEY: &[u8] = b"\"type\":\"";
-    let last = line
-        .iter()
-        .rposition(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
-    let first = line
-        .iter()
-        .position(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
-    if line[last] != b'}' || line[first] != b'{' {
-        return None;
-    }
+    let (first, last) = object_frame(line)?;
     static TYPE: LazyLock<memmem::Finder<'static>> =
         LazyLock::new(|| memmem::Finder::new(b"\"type\""));
     // Back from the end, one SIMD search per `y` (the key's third byte),

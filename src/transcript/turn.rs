@@ -1437,7 +1437,7 @@ mod safe_id_example {
 
 #[cfg(test)]
 mod subagent_tests {
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
 
     use super::*;
 
@@ -1456,29 +1456,9 @@ mod subagent_tests {
         Some(out)
     }
 
-    fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                jsonl_under(&path, out);
-            } else if path.extension().is_some_and(|e| e == "jsonl") {
-                out.push(path);
-            }
-        }
-    }
-
     #[test]
     fn skipping_lines_without_tool_uses_finds_the_same_changes() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = vec![];
-        jsonl_under(&root.join("fixtures"), &mut files);
-        let corpus = root.join("../shared/corpus");
-        if corpus.is_dir() {
-            jsonl_under(&corpus, &mut files);
-        } else {
-            eprintln!("../shared/corpus is missing: fixtures only");
-        }
+        let files = crate::transcript::fixture_and_corpus_files();
         assert!(files.len() > 20, "{} files", files.len());
         let mut changes = 0;
         for path in &files {
