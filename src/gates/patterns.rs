@@ -87,6 +87,28 @@ impl Cancel {
         Cancel { before: &[], after: &[], between: &[], sentence_after: &[] };
 }
 
+/// What follows a match, for its cancel words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ahead {
+    /// The rest of its clause, which may negate it.
+    Clause,
+    /// A result the match led to, which does not.
+    Result,
+}
+
+/// Whether the act that ends where `before` does is a connective form
+/// that leads to what it found ("돌려 보니", "넣었더니", "試したところ"):
+/// a negation after it is the finding's ("줄이 빠지지 않았습니다").
+pub(crate) fn leads_to_result(before: &str) -> Ahead {
+    const CONNECTIVES: &[&str] =
+        &["보니", "더니", "봤는데", "보았는데", "ところ", "ると"];
+    if CONNECTIVES.iter().any(|c| before.ends_with(c)) {
+        Ahead::Result
+    } else {
+        Ahead::Clause
+    }
+}
+
 /// How far before a match its clause is searched for a negation, in bytes.
 const BEFORE_WITHIN: usize = 48;
 
@@ -312,7 +334,7 @@ struct Hit<'k> {
 }
 
 /// Whether `hay` (lowercased) holds `word` as the cancel rules read it.
-fn holds(hay: &str, word: &str) -> bool {
+pub(crate) fn holds(hay: &str, word: &str) -> bool {
     if !word.is_ascii() || word.starts_with("n'") {
         return hay.contains(word);
     }
@@ -438,6 +460,20 @@ impl PatternSet {
         start: usize,
         end: usize,
     ) -> bool {
+        self.cancelled_looking(text, start, end, Ahead::Clause)
+    }
+
+    /// Like [`PatternSet::cancelled`], but with `Ahead::Result` the clause
+    /// after the match is not looked at: it tells what a connective act
+    /// found ("돌려 보니 … 않았습니다"), and its negation is the finding's,
+    /// not the act's.
+    pub(crate) fn cancelled_looking(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        ahead: Ahead,
+    ) -> bool {
         let c = self.cancels();
         if !c.before.is_empty() {
             let before = text[clause_start(text, start)..start].to_lowercase();
@@ -445,7 +481,7 @@ impl PatternSet {
                 return true;
             }
         }
-        if !c.after.is_empty() {
+        if !c.after.is_empty() && ahead == Ahead::Clause {
             let after = text[end..clause_end(text, end)].to_lowercase();
             if c.after.iter().any(|w| holds(&after, w)) {
                 return true;
@@ -489,8 +525,15 @@ impl PatternSet {
     ) {
         let is = |h: &Hit<'_>, s: &str| h.keyword.eq_ignore_ascii_case(s);
         let bounded = |h: &Hit<'_>| is_word_at(text, h.start, h.end - h.start);
-        let live =
-            |h: &Hit<'_>| bounded(h) && !self.cancelled(text, h.start, h.end);
+        let live = |h: &Hit<'_>| {
+            bounded(h)
+                && !self.cancelled_looking(
+                    text,
+                    h.start,
+                    h.end,
+                    leads_to_result(&text[..h.end]),
+                )
+        };
         match r {
             Rule::Lit(s) => {
                 for h in hits.iter().filter(|h| is(h, s) && live(h)) {

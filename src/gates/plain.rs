@@ -29,6 +29,26 @@
 //! still counts. What keeps it from passing a summary of work is the
 //! referent it needs close by and the forms it leaves out.
 //!
+//! Two more forms tell a check by its outcome rather than by a verb:
+//!
+//! * a **topic heading**: a short heading of any words at a sentence's
+//!   start, with its colon, whose body is a statement with a referent
+//!   ("Old clients: they still send `v1`, which the handler accepts",
+//!   "メモリ：…", "권한: …"). A heading that names the work, a plan, a
+//!   field or a place ("Summary:", "Next steps:", "Branch:", "変更点："),
+//!   a body that is an expectation, advice or a change made ("should be
+//!   fine", "…してください", "added `page`"), and a list under such a
+//!   heading are none;
+//! * a **measured result**: two quantities with their units set against
+//!   each other in one sentence, with a metric or a verb of a result ("p95
+//!   went from 480 ms to 130 ms", "2.1 GB から 40 MB に減りました"), that
+//!   is no setting changed ("bumped the timeout from 30 s to 60 s") and
+//!   no expectation.
+//!
+//! A referent may also be a name: a capitalised word inside an English
+//! sentence ("Esc", "Excel"), or one in Latin letters inside a Japanese or
+//! Korean one ("Tab は").
+//!
 //! The phrases are in the language tables (`lang/`); this file holds only
 //! the grammar. `audit.plain_language = false` switches it off, for teams
 //! that want the strict marker contract.
@@ -36,7 +56,9 @@
 use std::borrow::Cow;
 
 use super::lang::LangTable;
-use super::patterns::{longest_first, LazyKeywords, PatternSet};
+use super::patterns::{
+    holds, leads_to_result, longest_first, LazyKeywords, PatternSet,
+};
 use super::sentence::{
     ends_sentence, floor_boundary, is_word_at, sentence_bounds_within,
 };
@@ -124,6 +146,14 @@ pub(crate) struct PlainAudits {
     act_void: Vec<&'static str>,
     /// Words that make an act that follows them an adjective.
     attributive: Vec<&'static str>,
+    /// The words of topic headings and measured results: see
+    /// [`LangTable`]'s fields of the same names.
+    not_topics: Vec<&'static str>,
+    unsure: Vec<&'static str>,
+    units: Vec<&'static str>,
+    comparisons: Vec<&'static str>,
+    measures: Vec<&'static str>,
+    settings: Vec<&'static str>,
 }
 
 impl PlainAudits {
@@ -178,6 +208,16 @@ impl PlainAudits {
                 .collect::<Result<_, Error>>()?,
             act_void: collect(|t| t.plain.act_void).collect(),
             attributive: collect(|t| t.plain.attributive).collect(),
+            not_topics: collect(|t| t.plain.not_topics).collect(),
+            unsure: collect(|t| t.plain.unsure).collect(),
+            // Longest first, so that "ms" is read before "s".
+            units: longest_first(
+                collect(|t| t.plain.units).collect(),
+                |w: &&str| w.len(),
+            ),
+            comparisons: collect(|t| t.plain.comparisons).collect(),
+            measures: collect(|t| t.plain.measures).collect(),
+            settings: collect(|t| t.plain.settings).collect(),
         })
     }
 
@@ -227,6 +267,8 @@ impl PlainAudits {
             }
         }
         self.find_act(text)
+            .or_else(|| self.find_topic(text))
+            .or_else(|| self.find_measure(text))
     }
 
     /// Whether the act or statement at `span` reports a check the agent
@@ -237,10 +279,14 @@ impl PlainAudits {
         !(self.voided(text, span.clone())
             || adnominal(text, span.end)
             || self.attributive(text, span.start)
-            || self
-                .acts
-                .iter()
-                .any(|a| a.set.cancelled(text, span.start, span.end)))
+            || self.acts.iter().any(|a| {
+                a.set.cancelled_looking(
+                    text,
+                    span.start,
+                    span.end,
+                    leads_to_result(&text[..span.end]),
+                )
+            }))
     }
 
     /// Whether a phrase that voids an act overlaps `span` of `text`: only
@@ -324,6 +370,207 @@ impl PlainAudits {
         None
     }
 
+    /// The first topic heading in `text` whose body names a referent: a
+    /// short heading of any words, at a sentence's start, with its colon
+    /// ("Old clients: they still send `v1`", "メモリ：2 GB で 40 MB"). The
+    /// heading lists cannot foresee every topic an audit is told under, so
+    /// any heading counts that names no part of the work ("Summary:",
+    /// "Next steps:", "変更点："), and whose body is no expectation, plan
+    /// or advice, says there is something, and does not open with a change
+    /// ("Frontend: added `page`"). A list item counts only when the line
+    /// that heads its list is no such heading either.
+    fn find_topic(&self, text: &str) -> Option<PlainAudit> {
+        for (colon, c) in
+            text.match_indices([':', '：']).map(|(i, c)| (i, c.len()))
+        {
+            let after = &text[colon + c..];
+            // "12:30", "a::b", "https://": no heading.
+            if c == 1 && !after.chars().next().is_none_or(char::is_whitespace)
+            {
+                continue;
+            }
+            let Some(heading) = topic_heading(text, colon) else { continue };
+            if self.names_work(heading.words)
+                || self.under_work_heading(text, heading.line_start)
+            {
+                continue;
+            }
+            let body =
+                if after.trim_start_matches([' ', '\t']).starts_with('\n') {
+                    paragraph(after)
+                } else {
+                    let from = colon + c;
+                    let (_, end) =
+                        sentence_bounds_within(text, from, CLAUSE_WITHIN);
+                    &text[from..end.max(from)]
+                };
+            if self.is_empty(body)
+                || self.unsure_or_change(body)
+                || !is_statement(body)
+            {
+                continue;
+            }
+            if let Some(referent) = self.referent(body) {
+                return Some(PlainAudit {
+                    lead: heading.words.to_string(),
+                    referent,
+                    span: heading.span,
+                });
+            }
+        }
+        None
+    }
+
+    /// Whether a heading names the work rather than a check.
+    fn names_work(&self, heading: &str) -> bool {
+        let lower = heading.to_lowercase();
+        self.not_topics.iter().any(|w| holds(&lower, w))
+    }
+
+    /// Whether the list item that starts at `line_start` is in a list
+    /// headed by a heading that names the work ("Changes:\n- API: …").
+    fn under_work_heading(&self, text: &str, line_start: usize) -> bool {
+        let item = |l: &str| {
+            let l = l.trim_start();
+            l.starts_with(['-', '*', '•', '・'])
+                || l.split_once('.').is_some_and(|(n, _)| {
+                    !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+                })
+        };
+        if !item(&text[line_start..]) {
+            return false;
+        }
+        // Only the paragraph's last few lines: a text of many lists stays
+        // linear.
+        let near =
+            floor_boundary(text, line_start.saturating_sub(REFERENT_WITHIN));
+        let para = text[near..line_start]
+            .rfind("\n\n")
+            .map_or(near, |i| near + i + 2);
+        text[para..line_start]
+            .lines()
+            .rev()
+            .find(|l| !item(l) && !l.trim().is_empty())
+            .is_some_and(|l| self.names_work(l))
+    }
+
+    /// Whether a heading's body is an expectation, a plan or advice, or
+    /// tells a change made ("added `page`", "`page` を追加"). English puts
+    /// its verbs first: the hedge may stand anywhere in the sentence, the
+    /// change in its first two words. Japanese and Korean put them last:
+    /// both are looked for in the sentence's last few characters only, so
+    /// that a clause inside it ("列を追加しただけで", "아직 읽지 않으니")
+    /// does not count.
+    fn unsure_or_change(&self, body: &str) -> bool {
+        let lower = body.trim().to_lowercase();
+        let change = if lower.is_ascii() {
+            let first: Vec<&str> = lower.split_whitespace().take(2).collect();
+            self.not_topics.iter().any(|w| holds(&first.join(" "), w))
+        } else {
+            self.not_topics.iter().any(|w| holds(tail(&lower, 8), w))
+        };
+        change || self.unsure(body)
+    }
+
+    /// Whether a statement is an expectation, a plan or advice: see
+    /// [`PlainAudits::unsure_or_change`].
+    fn unsure(&self, body: &str) -> bool {
+        let lower = body.trim().to_lowercase();
+        let hay = if lower.is_ascii() { &lower } else { tail(&lower, 16) };
+        self.unsure.iter().any(|w| holds(hay, w))
+    }
+
+    /// The first measured result in `text`: two quantities with their
+    /// units set against each other in one sentence, with a metric or a
+    /// verb of a result ("p95 went from 480 ms to 130 ms", "ピーク RSS が
+    /// 2.1 GB から 40 MB に", "0.912 vs 0.908 before"), that is no
+    /// setting changed ("bumped the timeout from 30 s to 60 s") and no
+    /// expectation ("should drop from …").
+    fn find_measure(&self, text: &str) -> Option<PlainAudit> {
+        let mut at = 0;
+        while let Some(i) = text[at..].find(|c: char| c.is_ascii_digit()) {
+            let first = at + i;
+            let (start, end) =
+                sentence_bounds_within(text, first, CLAUSE_WITHIN);
+            let end = end.max(first);
+            at = end.max(first + 1);
+            let sentence = &text[start..end];
+            let quantities = self.quantities(sentence);
+            if quantities.len() < 2 {
+                continue;
+            }
+            let lower = sentence.to_lowercase();
+            let compared = self.comparisons.iter().any(|w| holds(&lower, w));
+            let measured = self.measures.iter().any(|w| holds(&lower, w));
+            let set = self.settings.iter().any(|w| holds(&lower, w))
+                || self.unsure.iter().any(|w| holds(&lower, w));
+            if compared && measured && !set {
+                let q = &quantities[0];
+                return Some(PlainAudit {
+                    lead: sentence[q.clone()].to_string(),
+                    referent: sentence[quantities[1].clone()].to_string(),
+                    span: start + q.start..start + q.end,
+                });
+            }
+        }
+        None
+    }
+
+    /// The quantities in `s`: a number followed by a unit, or a decimal
+    /// number ("0.912"), which is a measure by its form; a version
+    /// ("1.0.210") is none.
+    fn quantities(&self, s: &str) -> Vec<std::ops::Range<usize>> {
+        let b = s.as_bytes();
+        let mut out = vec![];
+        let mut i = 0;
+        while i < b.len() {
+            if !b[i].is_ascii_digit()
+                || (i > 0
+                    && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.'))
+            {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut dots = 0;
+            while i < b.len()
+                && (b[i].is_ascii_digit()
+                    || (matches!(b[i], b'.' | b',')
+                        && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
+            {
+                dots += usize::from(b[i] == b'.');
+                i += 1;
+            }
+            if dots > 1
+                || b.get(i).is_some_and(|&c| {
+                    c == b'.'
+                        && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)
+                })
+            {
+                continue;
+            }
+            let rest = &s[i..];
+            let gap = usize::from(rest.starts_with(' '));
+            let rest = &rest[gap..];
+            // ASCII lowercase keeps every byte where it was, so a unit's
+            // length is its length in `s`.
+            let rest_lower =
+                rest[..floor_boundary(rest, 12)].to_ascii_lowercase();
+            let unit = self.units.iter().find(|u| {
+                rest_lower.starts_with(*u)
+                    && (!u.is_ascii()
+                        || !rest_lower[u.len()..]
+                            .starts_with(|c: char| c.is_ascii_alphanumeric()))
+            });
+            match unit {
+                Some(u) => out.push(start..i + gap + u.len()),
+                None if dots == 1 => out.push(start..i),
+                None => {}
+            }
+        }
+        out
+    }
+
     /// Whether the lead or marker `m` is negated: by a negation earlier in
     /// its clause, or by one it directly runs into.
     pub(crate) fn negated(&self, text: &str, m: KeywordMatch) -> bool {
@@ -387,6 +634,7 @@ impl PlainAudits {
         })
         .find(|w| is_identifier_like(w) || is_acronym(w))
         .map(str::to_string)
+        .or_else(|| proper_name(s))
     }
 }
 
@@ -417,6 +665,30 @@ fn is_identifier_like(w: &str) -> bool {
         || file
         || w.contains("::")
         || w.ends_with("()")
+}
+
+/// A name in `s`: a capitalised word inside an English sentence ("Tab",
+/// "Excel"), or a Latin word inside a Japanese or Korean one ("Tab は",
+/// "Helm 차트"). Either names a thing a check could touch, where a common
+/// word would not.
+fn proper_name(s: &str) -> Option<String> {
+    let cjk = Script::Japanese.in_text(s) || Script::Korean.in_text(s);
+    let mut prev_end = true;
+    for w in s.split(|c: char| c.is_whitespace() || (cjk && !c.is_ascii())) {
+        if w.is_empty() {
+            continue;
+        }
+        let starts_sentence = prev_end;
+        prev_end = w.ends_with(['.', '!', '?', '*', '#']);
+        let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+        let name = w.len() >= 2
+            && w.chars().all(|c| c.is_ascii_alphabetic())
+            && w.starts_with(|c: char| c.is_ascii_uppercase());
+        if name && (cjk || !starts_sentence) {
+            return Some(w.to_string());
+        }
+    }
+    None
 }
 
 /// Whether `w` is an acronym that names a thing ("CRLF", "SQL", "UTF-8"):
@@ -481,6 +753,60 @@ impl Script {
     }
 }
 
+/// A short heading before a colon, at the start of its sentence or line.
+struct TopicHeading<'t> {
+    /// The heading's words, markup trimmed.
+    words: &'t str,
+    /// Their byte range in the text.
+    span: std::ops::Range<usize>,
+    /// Where the heading's line starts.
+    line_start: usize,
+}
+
+/// The heading that ends at the colon at byte `colon`, if the words
+/// before it are one: a noun phrase of at most four English words or ten
+/// Japanese or Korean characters, with no code, number or verb ending,
+/// that starts its sentence.
+fn topic_heading(text: &str, colon: usize) -> Option<TopicHeading<'_>> {
+    let (start, _) = sentence_bounds_within(text, colon, 64);
+    let near = floor_boundary(text, colon.saturating_sub(REFERENT_WITHIN));
+    let line_start =
+        text[near..colon].rfind('\n').map_or(near, |i| near + i + 1);
+    let raw = &text[start..colon];
+    let words = raw
+        .trim_start()
+        .trim_start_matches(['#', '-', '*', '•', '・', '>', ' '])
+        .trim_matches(['*', '_', ' ']);
+    if words.is_empty()
+        || words.chars().any(|c| {
+            c.is_ascii_digit() || "`()[]{}\"'.,;、。「」=/<>".contains(c)
+        })
+    {
+        return None;
+    }
+    let ok = if words.is_ascii() {
+        let n = words.split_whitespace().count();
+        // A past verb is an act told with a colon, which the acts judge.
+        (1..=4).contains(&n)
+            && !words
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.to_ascii_lowercase().ends_with("ed"))
+    } else {
+        words.chars().count() <= 10
+            // A verb ending makes it a statement: "見ました：", "했습니다:".
+            && !words.ends_with(['た', 'す', 'る', 'だ', 'て', '다', '요', '음'])
+            && !words.contains(['を', '을', '를'])
+    };
+    // `words` is a slice of `text`: its offset is where it starts.
+    let from = words.as_ptr() as usize - text.as_ptr() as usize;
+    ok.then(|| TopicHeading {
+        words,
+        span: from..from + words.len(),
+        line_start,
+    })
+}
+
 /// The sentence after the one that ends at `end`, in the same paragraph:
 /// "I compared the outputs. All 3 files are identical."
 fn next_sentence(text: &str, end: usize) -> &str {
@@ -489,6 +815,34 @@ fn next_sentence(text: &str, end: usize) -> &str {
     let from = i + c.len_utf8();
     let (_, stop) = sentence_bounds_within(rest, from, CLAUSE_WITHIN);
     &rest[from..stop.max(from)]
+}
+
+/// Whether a heading's body says something, or lists things: a field's
+/// value ("Time: 12:30", "**Branch:** `main`") is no finding.
+fn is_statement(body: &str) -> bool {
+    if body.trim_start_matches([' ', '\t']).starts_with('\n') {
+        return true;
+    }
+    let s = first_sentence(body).trim();
+    if s.is_ascii() {
+        s.split_whitespace().count() >= 5
+    } else {
+        s.chars().filter(|c| !c.is_whitespace()).count() >= 12
+    }
+}
+
+/// The last `n` characters of `s`.
+fn tail(s: &str, n: usize) -> &str {
+    let from =
+        s.char_indices().rev().nth(n.saturating_sub(1)).map_or(0, |(i, _)| i);
+    &s[from..]
+}
+
+/// The first sentence of `s`, or its first line when `s` opens a list.
+fn first_sentence(s: &str) -> &str {
+    let s = s.trim_start_matches([' ', '\t']);
+    let (_, end) = sentence_bounds_within(s, 0, CLAUSE_WITHIN);
+    &s[..end]
 }
 
 /// Whether the Japanese past form that ends at `at` modifies the noun
@@ -702,6 +1056,59 @@ mod tests {
             "The button calls `save()` when clicked.",
             "I tried `make e2e`, but Docker is missing, so it's unverified.",
             "`make e2e` を試しましたが Docker がなく未検証です。",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
+    /// A short heading of any topic counts with a referent in its body;
+    /// one that names the work, a plan or a place does not, nor does a
+    /// body that is an expectation, advice or a change made.
+    #[test]
+    fn topic_headings() {
+        let p = audits();
+        let yes = [
+            "Done. Old clients: they still send `v1`, which we accept.",
+            "**Memory**: peak RSS is 40 MB on the 2 GB fixture.",
+            "メモリ：2 GB のフィクスチャでピーク 40 MB。",
+            "롤백 계획: 이 커밋을 `git revert`해도 안전합니다.",
+            "Verification notes:\n- `load()` returns `None` on an empty file",
+        ];
+        let no = [
+            "Changes:\n- Frontend: the table shows 25 rows",
+            "Summary: added `page` to `ItemsQuery`.",
+            "Next steps: compare the output of `export.py`.",
+            "Frontend: added a `page` parameter.",
+            "Memory: should drop below 100 MB.",
+            "The remaining tasks are:\n- spotter-4te.4: tracing",
+            "Tests: 14 passed, 0 failed.",
+            "Rollback: run `git revert` if you see errors.",
+            "切り戻し：`git revert` を実行してください。",
+            "変更点：`page` を追加。",
+            "다음 단계: `export.py` 출력 비교 예정.",
+            "Time: 12:30, see https://example.com",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
+    /// Two quantities set against each other, with a metric or a verb of a
+    /// result, are a measurement; a setting changed, an expectation or a
+    /// version bump is none.
+    #[test]
+    fn measured_results() {
+        let p = audits();
+        let yes = [
+            "p95 latency went from 480 ms to 130 ms on staging.",
+            "Validation F1 is 0.912 vs 0.908 before.",
+            "ピーク RSS が 2.1 GB から 40 MB に減りました。",
+            "최대 메모리가 2.3GB에서 95MB로 줄었습니다.",
+        ];
+        let no = [
+            "Bumped the timeout from 30 s to 60 s.",
+            "Upgraded `serde` from 1.0.200 to 1.0.210; memory should be fine.",
+            "Memory should drop from 2 GB to 100 MB.",
+            "Raised the pool from 10 to 50 connections.",
+            "タイムアウトを 30 秒から 60 秒に設定しました。",
+            "타임아웃을 30초에서 60초로 늘렸습니다.",
         ];
         assert_audits(&p, &yes, &no);
     }

@@ -100,6 +100,27 @@ pub struct PlainTable {
     /// observed crash", "a profiled build" name things, and report no
     /// check.
     pub attributive: &'static [&'static str],
+    /// Words that make a short heading name the work, a plan or a place,
+    /// not a check ("Summary:", "Next steps:", "変更点："), or that open a
+    /// heading's body with a change ("added", "追加"): a topic heading
+    /// ("Old clients:", "メモリ：") is a lead only without them.
+    pub not_topics: &'static [&'static str],
+    /// Words that make a statement of a result an expectation, a plan or
+    /// advice to the user, not an observation ("should", "はず", "주세요").
+    pub unsure: &'static [&'static str],
+    /// Units that make a number a measured quantity, after the number
+    /// ("ms", "件", "건"); every language's units apply to every text.
+    pub units: &'static [&'static str],
+    /// Words that set two quantities against each other ("from", "vs",
+    /// "から", "에서").
+    pub comparisons: &'static [&'static str],
+    /// Words that make a comparison of quantities a measurement: a metric
+    /// ("p95", "メモリ") or a verb of a result ("dropped", "減った",
+    /// "줄었").
+    pub measures: &'static [&'static str],
+    /// Verbs that make a comparison of quantities a setting changed, not a
+    /// result ("bumped the timeout from 30 s to 60 s", "설정").
+    pub settings: &'static [&'static str],
 }
 
 /// Every table, in a fixed order.
