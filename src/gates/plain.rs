@@ -55,7 +55,7 @@
 
 use std::borrow::Cow;
 
-use super::lang::LangTable;
+use super::lang::{LangTable, PlainTable};
 use super::patterns::{
     holds, leads_to_result, longest_first, LazyKeywords, PatternSet,
 };
@@ -146,20 +146,16 @@ pub(crate) struct PlainAudits {
     act_void: Vec<&'static str>,
     /// Words that make an act that follows them an adjective.
     attributive: Vec<&'static str>,
-    /// The words of topic headings and measured results: see
-    /// [`LangTable`]'s fields of the same names.
-    not_topics: Vec<&'static str>,
-    unsure: Vec<&'static str>,
-    units: Vec<&'static str>,
-    comparisons: Vec<&'static str>,
-    measures: Vec<&'static str>,
-    settings: Vec<&'static str>,
+    /// The tables, for the words of topic headings and measured results
+    /// (`not_topics`, `unsure`, `units`, …): read in place, as only a text
+    /// without any other lead needs them.
+    tables: Vec<&'static LangTable>,
 }
 
 impl PlainAudits {
     /// Compile the tables of the configured languages.
     pub(crate) fn new(
-        tables: &[&LangTable],
+        tables: &[&'static LangTable],
         dfa: bool,
     ) -> Result<PlainAudits, Error> {
         let collect = |pick: fn(&LangTable) -> &'static [&'static str]| {
@@ -208,16 +204,7 @@ impl PlainAudits {
                 .collect::<Result<_, Error>>()?,
             act_void: collect(|t| t.plain.act_void).collect(),
             attributive: collect(|t| t.plain.attributive).collect(),
-            not_topics: collect(|t| t.plain.not_topics).collect(),
-            unsure: collect(|t| t.plain.unsure).collect(),
-            // Longest first, so that "ms" is read before "s".
-            units: longest_first(
-                collect(|t| t.plain.units).collect(),
-                |w: &&str| w.len(),
-            ),
-            comparisons: collect(|t| t.plain.comparisons).collect(),
-            measures: collect(|t| t.plain.measures).collect(),
-            settings: collect(|t| t.plain.settings).collect(),
+            tables: tables.to_vec(),
         })
     }
 
@@ -421,10 +408,18 @@ impl PlainAudits {
         None
     }
 
+    /// One list of every table's plain-language phrases, in place.
+    fn words(
+        &self,
+        pick: fn(&PlainTable) -> &'static [&'static str],
+    ) -> impl Iterator<Item = &'static str> + '_ {
+        self.tables.iter().flat_map(move |t| pick(&t.plain).iter().copied())
+    }
+
     /// Whether a heading names the work rather than a check.
     fn names_work(&self, heading: &str) -> bool {
         let lower = heading.to_lowercase();
-        self.not_topics.iter().any(|w| holds(&lower, w))
+        self.words(|p| p.not_topics).any(|w| holds(&lower, w))
     }
 
     /// Whether the list item that starts at `line_start` is in a list
@@ -465,9 +460,9 @@ impl PlainAudits {
         let lower = body.trim().to_lowercase();
         let change = if lower.is_ascii() {
             let first: Vec<&str> = lower.split_whitespace().take(2).collect();
-            self.not_topics.iter().any(|w| holds(&first.join(" "), w))
+            self.words(|p| p.not_topics).any(|w| holds(&first.join(" "), w))
         } else {
-            self.not_topics.iter().any(|w| holds(tail(&lower, 8), w))
+            self.words(|p| p.not_topics).any(|w| holds(tail(&lower, 8), w))
         };
         change || self.unsure(body)
     }
@@ -477,7 +472,7 @@ impl PlainAudits {
     fn unsure(&self, body: &str) -> bool {
         let lower = body.trim().to_lowercase();
         let hay = if lower.is_ascii() { &lower } else { tail(&lower, 16) };
-        self.unsure.iter().any(|w| holds(hay, w))
+        self.words(|p| p.unsure).any(|w| holds(hay, w))
     }
 
     /// The first measured result in `text`: two quantities with their
@@ -500,10 +495,12 @@ impl PlainAudits {
                 continue;
             }
             let lower = sentence.to_lowercase();
-            let compared = self.comparisons.iter().any(|w| holds(&lower, w));
-            let measured = self.measures.iter().any(|w| holds(&lower, w));
-            let set = self.settings.iter().any(|w| holds(&lower, w))
-                || self.unsure.iter().any(|w| holds(&lower, w));
+            let compared =
+                self.words(|p| p.comparisons).any(|w| holds(&lower, w));
+            let measured =
+                self.words(|p| p.measures).any(|w| holds(&lower, w));
+            let set = self.words(|p| p.settings).any(|w| holds(&lower, w))
+                || self.words(|p| p.unsure).any(|w| holds(&lower, w));
             if compared && measured && !set {
                 let q = &quantities[0];
                 return Some(PlainAudit {
@@ -556,12 +553,17 @@ impl PlainAudits {
             // length is its length in `s`.
             let rest_lower =
                 rest[..floor_boundary(rest, 12)].to_ascii_lowercase();
-            let unit = self.units.iter().find(|u| {
-                rest_lower.starts_with(*u)
-                    && (!u.is_ascii()
-                        || !rest_lower[u.len()..]
-                            .starts_with(|c: char| c.is_ascii_alphanumeric()))
-            });
+            // The longest unit that fits: "ms" rather than "s".
+            let unit = self
+                .words(|p| p.units)
+                .filter(|u| {
+                    rest_lower.starts_with(*u)
+                        && (!u.is_ascii()
+                            || !rest_lower[u.len()..].starts_with(
+                                |c: char| c.is_ascii_alphanumeric(),
+                            ))
+                })
+                .max_by_key(|u| u.len());
             match unit {
                 Some(u) => out.push(start..i + gap + u.len()),
                 None if dots == 1 => out.push(start..i),
