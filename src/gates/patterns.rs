@@ -463,6 +463,13 @@ impl PatternSet {
         self.cancelled_looking(text, start, end, Ahead::Clause)
     }
 
+    /// Whether `lower` (a lowercased sentence) holds one of the words that
+    /// void a match anywhere in its sentence ("unverified", "未検証"):
+    /// what says the work is unverified, whatever was tried.
+    pub(crate) fn unverified(&self, lower: &str) -> bool {
+        self.cancels().sentence_after.iter().any(|w| holds(lower, w))
+    }
+
     /// Like [`PatternSet::cancelled`], but with `Ahead::Result` the clause
     /// after the match is not looked at: it tells what a connective act
     /// found ("돌려 보니 … 않았습니다"), and its negation is the finding's,

@@ -256,6 +256,7 @@ impl PlainAudits {
         self.find_act(text)
             .or_else(|| self.find_topic(text))
             .or_else(|| self.find_measure(text))
+            .or_else(|| self.find_try(text))
     }
 
     /// Whether the act or statement at `span` reports a check the agent
@@ -335,7 +336,7 @@ impl PlainAudits {
                 sentence_bounds_within(text, span.start, CLAUSE_WITHIN);
             // Never before the act (see the trim above).
             let rest = end.max(span.end);
-            if is_question(&text[end..]) {
+            if is_question(&text[end..]) || hygiene_only(&text[start..rest]) {
                 continue;
             }
             let referent = self
@@ -507,6 +508,45 @@ impl PlainAudits {
                     lead: sentence[q.clone()].to_string(),
                     referent: sentence[quantities[1].clone()].to_string(),
                     span: start + q.start..start + q.end,
+                });
+            }
+        }
+        None
+    }
+
+    /// The first try and its outcome in `text`: a sentence framed as a try
+    /// the agent made, which says what it found and names a referent
+    /// ("Fired 30 bad logins with `hey`: the first 10 get 401", "`hey` で
+    /// 30回送ると 429 になり", "두 개를 동시에 띄웠더니 … 찍고"). A
+    /// sentence that is an expectation, a plan or advice, or that says
+    /// the work is unverified, is none.
+    fn find_try(&self, text: &str) -> Option<PlainAudit> {
+        let mut at = 0;
+        while at < text.len() {
+            let (start, end) = sentence_bounds_within(text, at, CLAUSE_WITHIN);
+            let end = end.max(at);
+            // On past the sentence's end, whichever character it is.
+            let next = text[end..].chars().next().map_or(1, char::len_utf8);
+            at = end + next;
+            let sentence = &text[start..end];
+            let lower = sentence.to_lowercase();
+            let Some(tried) =
+                self.words(|p| p.tries).find(|w| holds(&lower, w))
+            else {
+                continue;
+            };
+            if is_question(&text[end..])
+                || !self.words(|p| p.outcomes).any(|w| holds(&lower, w))
+                || self.words(|p| p.unsure).any(|w| holds(&lower, w))
+                || self.acts.iter().any(|a| a.set.unverified(&lower))
+            {
+                continue;
+            }
+            if let Some(referent) = self.referent(sentence) {
+                return Some(PlainAudit {
+                    lead: tried.to_string(),
+                    referent,
+                    span: start..end,
                 });
             }
         }
@@ -753,6 +793,51 @@ impl Script {
             }),
         }
     }
+}
+
+/// Commands that keep code tidy rather than check what it does: a linter,
+/// a formatter, a type checker, a build.
+const HYGIENE: &[&str] = &[
+    "lint",
+    "eslint",
+    "clippy",
+    "fmt",
+    "prettier",
+    "build",
+    "tsc",
+    "mypy",
+    "ruff",
+    "black",
+    "typecheck",
+    "type-check",
+    "format",
+    "compile",
+];
+
+/// Whether the only code a sentence names is a hygiene run ("Ran `npm run
+/// lint`, no warnings"): every code span holds one of [`HYGIENE`], and no
+/// number stands outside them. A clean lint is no audit.
+fn hygiene_only(sentence: &str) -> bool {
+    let mut spans = 0;
+    let mut outside = String::new();
+    for (i, part) in sentence.split('`').enumerate() {
+        if i % 2 == 1 {
+            spans += 1;
+            // Whole tokens: `format_date()` is no formatter.
+            let lower = part.to_ascii_lowercase();
+            let hygiene = lower
+                .split(|c: char| {
+                    !(c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                })
+                .any(|t| HYGIENE.contains(&t));
+            if !hygiene {
+                return false;
+            }
+        } else {
+            outside.push_str(part);
+        }
+    }
+    spans > 0 && !outside.chars().any(|c| c.is_ascii_digit())
 }
 
 /// A short heading before a colon, at the start of its sentence or line.
@@ -1111,6 +1196,28 @@ mod tests {
             "Raised the pool from 10 to 50 connections.",
             "タイムアウトを 30 秒から 60 秒に設定しました。",
             "타임아웃을 30초에서 60초로 늘렸습니다.",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
+    /// A try and what it found, with a referent, is an audit; advice, a
+    /// request, a hedge or an unverified try is none, nor is a clean lint.
+    #[test]
+    fn tries_and_outcomes() {
+        let p = audits();
+        let yes = [
+            "Started two copies at the same time: the second logged `lock held` and did nothing.",
+            "`hey` で30回送ると、最初の10回は 401 になります。",
+            "두 개를 동시에 띄웠더니 두 번째는 `lock held`를 찍고 끝났습니다.",
+            "Checked `format_date()` on 29 Feb: it prints 2028-02-29.",
+        ];
+        let no = [
+            "If you want to double-check, point it at a server that returns 429.",
+            "お手元の iPhone で試していただけますか？",
+            "When I ran `make e2e` it failed to start, so this is unverified.",
+            "Done. Ran `npm run lint`, no warnings.",
+            "Ran `cargo fmt --check` and `cargo build`: clean.",
+            "Both tests pass.",
         ];
         assert_audits(&p, &yes, &no);
     }

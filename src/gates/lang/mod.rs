@@ -121,6 +121,13 @@ pub struct PlainTable {
     /// Verbs that make a comparison of quantities a setting changed, not a
     /// result ("bumped the timeout from 30 s to 60 s", "설정").
     pub settings: &'static [&'static str],
+    /// What frames a sentence as a try the agent made: a condition or a
+    /// perturbation ("when I", "with the flag off", "すると", "하면",
+    /// "by hand", "twice").
+    pub tries: &'static [&'static str],
+    /// What a try found: an outcome ("identical", "exactly one", "still
+    /// works", "came back", "一致", "返り", "그대로", "나오고").
+    pub outcomes: &'static [&'static str],
 }
 
 /// Every table, in a fixed order.
