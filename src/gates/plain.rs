@@ -491,8 +491,9 @@ impl PlainAudits {
             let end = end.max(first);
             at = end.max(first + 1);
             let sentence = &text[start..end];
+            // Two numbers, one of them measured: "340 times … now it's 1".
             let quantities = self.quantities(sentence);
-            if quantities.len() < 2 {
+            if quantities.len() < 2 || !quantities.iter().any(|q| q.measured) {
                 continue;
             }
             let lower = sentence.to_lowercase();
@@ -503,10 +504,10 @@ impl PlainAudits {
             let set = self.words(|p| p.settings).any(|w| holds(&lower, w))
                 || self.words(|p| p.unsure).any(|w| holds(&lower, w));
             if compared && measured && !set {
-                let q = &quantities[0];
+                let q = &quantities[0].span;
                 return Some(PlainAudit {
                     lead: sentence[q.clone()].to_string(),
-                    referent: sentence[quantities[1].clone()].to_string(),
+                    referent: sentence[quantities[1].span.clone()].to_string(),
                     span: start + q.start..start + q.end,
                 });
             }
@@ -553,10 +554,10 @@ impl PlainAudits {
         None
     }
 
-    /// The quantities in `s`: a number followed by a unit, or a decimal
-    /// number ("0.912"), which is a measure by its form; a version
+    /// The numbers in `s`, each told measured when a unit follows it or
+    /// it is a decimal ("0.912", a measure by its form); a version
     /// ("1.0.210") is none.
-    fn quantities(&self, s: &str) -> Vec<std::ops::Range<usize>> {
+    fn quantities(&self, s: &str) -> Vec<Quantity> {
         let b = s.as_bytes();
         let mut out = vec![];
         let mut i = 0;
@@ -605,9 +606,13 @@ impl PlainAudits {
                 })
                 .max_by_key(|u| u.len());
             match unit {
-                Some(u) => out.push(start..i + gap + u.len()),
-                None if dots == 1 => out.push(start..i),
-                None => {}
+                Some(u) => out.push(Quantity {
+                    span: start..i + gap + u.len(),
+                    measured: true,
+                }),
+                None => {
+                    out.push(Quantity { span: start..i, measured: dots == 1 })
+                }
             }
         }
         out
@@ -838,6 +843,14 @@ fn hygiene_only(sentence: &str) -> bool {
         }
     }
     spans > 0 && !outside.chars().any(|c| c.is_ascii_digit())
+}
+
+/// A number in a sentence, for the measured results.
+struct Quantity {
+    /// Its bytes, with its unit.
+    span: std::ops::Range<usize>,
+    /// Whether a unit follows it, or it is a decimal.
+    measured: bool,
 }
 
 /// A short heading before a colon, at the start of its sentence or line.
