@@ -265,6 +265,7 @@ impl PlainAudits {
     /// that describes a thing ("実行したコマンド", "the observed crash").
     fn reports(&self, text: &str, span: std::ops::Range<usize>) -> bool {
         !(self.voided(text, span.clone())
+            || self.hearsay(text, span.start)
             || adnominal(text, span.end)
             || self.attributive(text, span.start)
             || self.acts.iter().any(|a| {
@@ -275,6 +276,18 @@ impl PlainAudits {
                     leads_to_result(&text[..span.end]),
                 )
             }))
+    }
+
+    /// Whether the sentence holding byte `at` tells a check by reading
+    /// alone ("…のドキュメントを読み込んで、…ことを確認しました") with no
+    /// number or code to show for it.
+    fn hearsay(&self, text: &str, at: usize) -> bool {
+        let (start, end) = sentence_bounds_within(text, at, CLAUSE_WITHIN);
+        let sentence = &text[start..end.max(at)];
+        let lower = sentence.to_lowercase();
+        self.words(|p| p.hearsay).any(|w| holds(&lower, w))
+            && !sentence.contains('`')
+            && !sentence.chars().any(|c| c.is_ascii_digit())
     }
 
     /// Whether a phrase that voids an act overlaps `span` of `text`: only
@@ -502,7 +515,7 @@ impl PlainAudits {
             let measured =
                 self.words(|p| p.measures).any(|w| holds(&lower, w));
             let set = self.words(|p| p.settings).any(|w| holds(&lower, w))
-                || self.words(|p| p.unsure).any(|w| holds(&lower, w));
+                || self.unsure(sentence);
             if compared && measured && !set {
                 let q = &quantities[0].span;
                 return Some(PlainAudit {
@@ -536,9 +549,11 @@ impl PlainAudits {
             else {
                 continue;
             };
+            let found = self.words(|p| p.outcomes).any(|w| holds(&lower, w))
+                || self.has_status(sentence);
             if is_question(&text[end..])
-                || !self.words(|p| p.outcomes).any(|w| holds(&lower, w))
-                || self.words(|p| p.unsure).any(|w| holds(&lower, w))
+                || !found
+                || self.unsure(sentence)
                 || self.acts.iter().any(|a| a.set.unverified(&lower))
             {
                 continue;
@@ -552,6 +567,18 @@ impl PlainAudits {
             }
         }
         None
+    }
+
+    /// Whether `s` names an HTTP status as a result ("both 200", "gets
+    /// 403", "400이 나오고"): a whole number from 200 to 599 with no unit
+    /// after it ("200 times", "400回" are counts).
+    fn has_status(&self, s: &str) -> bool {
+        self.quantities(s).iter().any(|q| {
+            let n = &s[q.span.clone()];
+            !q.measured
+                && n.len() == 3
+                && n.parse::<u16>().is_ok_and(|n| (200..600).contains(&n))
+        })
     }
 
     /// The numbers in `s`, each told measured when a unit follows it or

@@ -642,6 +642,7 @@ pub const TABLE: LangTable = LangTable {
                     "突き合わせ",
                     "食わせ",
                     "負荷をかけ",
+                    "触っ",
                 ],
                 &[
                     "た",
@@ -983,6 +984,10 @@ pub const TABLE: LangTable = LangTable {
             "比べて",
             "比べ、",
             "突き合わせ",
+            "実行して",
+            "実行し、",
+            "回実行",
+            "触って",
         ],
         outcomes: &[
             "一致",
@@ -1020,6 +1025,12 @@ pub const TABLE: LangTable = LangTable {
             "問題なし",
             "何も出さ",
             "でした",
+        ],
+        hearsay: &[
+            "ドキュメントを読",
+            "仕様書を読",
+            "ドキュメントに沿",
+            "ドキュメントどおり",
         ],
     },
 };

@@ -655,6 +655,7 @@ pub const TABLE: LangTable = LangTable {
             "것입니다",
             "주시",
             "할까요",
+            "보세요",
         ],
         units: &[
             "건",
@@ -761,6 +762,10 @@ pub const TABLE: LangTable = LangTable {
             "깨끗",
             "이었습니다",
             "였습니다",
+            "맞습니다",
+            "맞고",
+            "맞았",
         ],
+        hearsay: &["문서를", "문서대로", "명세를 읽"],
     },
 };

@@ -128,6 +128,11 @@ pub struct PlainTable {
     /// What a try found: an outcome ("identical", "exactly one", "still
     /// works", "came back", "一致", "返り", "그대로", "나오고").
     pub outcomes: &'static [&'static str],
+    /// What makes a check hearsay: reading what the code should do rather
+    /// than watching what it does ("by reading the docs",
+    /// "ドキュメントを読", "문서를 … 읽고"). A check told with one counts
+    /// only with a number or code beside it.
+    pub hearsay: &'static [&'static str],
 }
 
 /// Every table, in a fixed order.
