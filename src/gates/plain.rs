@@ -544,8 +544,12 @@ impl PlainAudits {
             at = end + next;
             let sentence = &text[start..end];
             let lower = sentence.to_lowercase();
-            let Some(tried) =
-                self.words(|p| p.tries).find(|w| holds(&lower, w))
+            // A command the agent ran is a try too: "`git grep -n X`
+            // finds nothing".
+            let Some(tried) = self
+                .words(|p| p.tries)
+                .find(|w| holds(&lower, w))
+                .or_else(|| command_span(sentence))
             else {
                 continue;
             };
@@ -825,6 +829,18 @@ impl Script {
             }),
         }
     }
+}
+
+/// The first code span of `sentence` that is a command with arguments
+/// (`git grep -n 'PASSWORD='`, `curl -I localhost`), not a hygiene run.
+fn command_span(sentence: &str) -> Option<&str> {
+    sentence.split('`').skip(1).step_by(2).find(|span| {
+        let mut words = span.split_whitespace();
+        let first = words.next().unwrap_or("");
+        let tool = first.len() >= 2
+            && first.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+        tool && words.next().is_some() && !hygiene_only(&format!("`{span}`"))
+    })
 }
 
 /// Commands that keep code tidy rather than check what it does: a linter,

@@ -1283,6 +1283,11 @@ pub const TABLE: LangTable = LangTable {
             "heap",
             "allocations",
             "now",
+            "peaked",
+            "never exceeded",
+            "didn't exceed",
+            "haven't passed",
+            "hasn't passed",
         ],
         settings: &[
             "set",
@@ -1352,6 +1357,10 @@ pub const TABLE: LangTable = LangTable {
             "mounted",
             "unmounted",
             "while a",
+            "forced",
+            "the mock",
+            "a mock",
+            "a stub",
         ],
         outcomes: &[
             "identical",
@@ -1419,6 +1428,7 @@ pub const TABLE: LangTable = LangTable {
             "back to",
             "no 500s",
             "no 404s",
+            "still",
         ],
         hearsay: &[
             "by reading",

@@ -935,6 +935,8 @@ pub const TABLE: LangTable = LangTable {
             "遅",
             "になって",
             "今は",
+            "超えていません",
+            "超えな",
         ],
         settings: &[
             "に設定",
@@ -988,6 +990,9 @@ pub const TABLE: LangTable = LangTable {
             "実行し、",
             "回実行",
             "触って",
+            "grep",
+            "で検索",
+            "開き",
         ],
         outcomes: &[
             "一致",
@@ -1025,6 +1030,7 @@ pub const TABLE: LangTable = LangTable {
             "問題なし",
             "何も出さ",
             "でした",
+            "何も出",
         ],
         hearsay: &[
             "ドキュメントを読",

@@ -569,6 +569,8 @@ pub const TABLE: LangTable = LangTable {
             // Verbs of checking in a plain past form.
             Lit("봤"),
             Lit("보았"),
+            Lit("봐 뒀"),
+            Lit("봐 두었"),
             // What a partial check did establish: "확인한 건 …".
             Lit("확인한 건"),
             Lit("확인한 것은"),
@@ -679,6 +681,8 @@ pub const TABLE: LangTable = LangTable {
             "대비",
             "던 것이",
             "던 게",
+            "이후",
+            "어제는",
         ],
         measures: &[
             "측정",
@@ -697,6 +701,8 @@ pub const TABLE: LangTable = LangTable {
             "걸립",
             "평평",
             "이제",
+            "넘지 않",
+            "쌓였",
         ],
         settings: &[
             "로 설정",
@@ -734,6 +740,8 @@ pub const TABLE: LangTable = LangTable {
             "돌려서",
             "돌린 결과",
             "결과",
+            "걸었는데",
+            "재현해",
         ],
         outcomes: &[
             "일치",
@@ -765,6 +773,8 @@ pub const TABLE: LangTable = LangTable {
             "맞습니다",
             "맞고",
             "맞았",
+            "일정했",
+            "멈추지 않",
         ],
         hearsay: &["문서를", "문서대로", "명세를 읽"],
     },
