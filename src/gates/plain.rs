@@ -555,7 +555,17 @@ impl PlainAudits {
             };
             let found = self.words(|p| p.outcomes).any(|w| holds(&lower, w))
                 || self.has_status(sentence);
+            // A cause given before the try makes it what would happen:
+            // "…にしたので、2回流しても問題ありません".
+            let tried_at =
+                lower.find(&tried.to_lowercase()).unwrap_or(lower.len());
+            let reasoned = self
+                .words(|p| p.reasons)
+                .filter_map(|w| lower.find(w))
+                .any(|i| i < tried_at);
             if is_question(&text[end..])
+                || hygiene_only(sentence)
+                || reasoned
                 || !found
                 || self.unsure(sentence)
                 || self.acts.iter().any(|a| a.set.unverified(&lower))
@@ -835,7 +845,9 @@ impl Script {
 /// (`git grep -n 'PASSWORD='`, `curl -I localhost`), not a hygiene run.
 fn command_span(sentence: &str) -> Option<&str> {
     sentence.split('`').skip(1).step_by(2).find(|span| {
-        let mut words = span.split_whitespace();
+        // Past the environment it sets: `NO_COLOR=1 tool status`.
+        let mut words =
+            span.split_whitespace().skip_while(|w| w.contains('='));
         let first = words.next().unwrap_or("");
         let tool = first.len() >= 2
             && first.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');

@@ -1361,6 +1361,10 @@ pub const TABLE: LangTable = LangTable {
             "the mock",
             "a mock",
             "a stub",
+            "pasted",
+            "logged in",
+            "followed a link",
+            "from another origin",
         ],
         outcomes: &[
             "identical",
@@ -1429,6 +1433,10 @@ pub const TABLE: LangTable = LangTable {
             "no 500s",
             "no 404s",
             "still",
+            "render",
+            "rendered",
+            "displayed",
+            "no alert",
         ],
         hearsay: &[
             "by reading",
@@ -1437,6 +1445,13 @@ pub const TABLE: LangTable = LangTable {
             "read through the docs",
             "per the docs",
             "according to the docs",
+        ],
+        reasons: &[
+            "because",
+            "since the",
+            "which means",
+            "so it's",
+            "so it is",
         ],
     },
 };

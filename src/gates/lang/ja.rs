@@ -993,6 +993,8 @@ pub const TABLE: LangTable = LangTable {
             "grep",
             "で検索",
             "開き",
+            "でも",
+            "貼って",
         ],
         outcomes: &[
             "一致",
@@ -1031,6 +1033,9 @@ pub const TABLE: LangTable = LangTable {
             "何も出さ",
             "でした",
             "何も出",
+            "表示され",
+            "出ず",
+            "ありません",
         ],
         hearsay: &[
             "ドキュメントを読",
@@ -1038,5 +1043,6 @@ pub const TABLE: LangTable = LangTable {
             "ドキュメントに沿",
             "ドキュメントどおり",
         ],
+        reasons: &["ので、", "なので", "から、", "ため、"],
     },
 };

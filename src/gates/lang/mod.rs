@@ -133,6 +133,11 @@ pub struct PlainTable {
     /// "ドキュメントを読", "문서를 … 읽고"). A check told with one counts
     /// only with a number or code beside it.
     pub hearsay: &'static [&'static str],
+    /// What makes a sentence reasoning rather than a try: a cause given
+    /// for what would happen ("…にしたので、2回流しても問題ありません",
+    /// "했으니 죽어도 …"). A sentence with one is no try, whatever it
+    /// names.
+    pub reasons: &'static [&'static str],
 }
 
 /// Every table, in a fixed order.
