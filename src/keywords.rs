@@ -105,7 +105,7 @@ enum Matcher {
     /// One Aho-Corasick automaton: one pass over the text, whatever the
     /// number of keywords.
     Automaton(AhoCorasick),
-    /// The keywords indexed by their first two bytes ([`PairIndex`]), for
+    /// The keywords indexed by their first three bytes ([`PairIndex`]), for
     /// a set that searches one short text: next to nothing to build, which
     /// is most of the cost when the text is a few KB. A long text still
     /// gets the automaton, built on first need.
@@ -162,27 +162,41 @@ impl Needles {
 /// one gets the automaton.
 const ONE_SHOT_MAX_TEXT: usize = 64 << 10;
 
-/// How many buckets [`PairIndex`] hashes a keyword's first two bytes into.
-const PAIR_BUCKETS: usize = 1 << 8;
+/// How many buckets [`PairIndex`] hashes a keyword's first three bytes
+/// into (and, for the two-byte keywords, their two).
+const PAIR_BUCKETS: usize = 1 << 10;
 
-/// The keywords of a one-shot set by their first two bytes: at each
-/// position of a text, only the keywords that start with the text's next
-/// two bytes (and a few that share their bucket) are compared.
+/// The keywords of a one-shot set by their first bytes: at each position
+/// of a text, only the keywords that start with the text's next three
+/// bytes (or two, for a two-byte keyword), and a few that share their
+/// bucket, are compared.
 ///
-/// Building it is one pass over the keywords and a 512-byte table, which is
-/// why a hook run, which searches one short text with a few hundred
+/// Building it is one pass over the keywords and two small tables, which
+/// is why a hook run, which searches one short text with a few hundred
 /// keywords, uses it instead of an automaton (a few hundred microseconds
 /// to build) or a `memmem` searcher per keyword (each one built, then run
-/// over the whole text).
+/// over the whole text). Three bytes, not two: a set of several hundred
+/// English phrases has dozens starting with "re" or "th", and a two-byte
+/// bucket would compare them all at every such position.
 #[derive(Clone, Debug)]
 struct PairIndex {
-    /// Per bucket, the first keyword in it, plus one (zero: none).
+    /// Per bucket of three first bytes, the first keyword in it, plus one
+    /// (zero: none).
     heads: Vec<u16>,
+    /// The same for the two-byte keywords, by their two bytes.
+    pairs: Vec<u16>,
     /// Per keyword, the next keyword in its bucket, plus one. A bucket's
     /// keywords are in the set's order.
     next: Vec<u16>,
     /// The one-byte keywords, in the set's order.
     singles: Vec<u16>,
+    /// Per byte, whether some keyword starts with it: most of a text's
+    /// positions (spaces, punctuation, the inner bytes of UTF-8) start
+    /// none, and are passed over without a look at the buckets.
+    starts: [bool; 256],
+    /// Whether the set has keywords of fewer than three bytes, whose
+    /// matches at a position come before or between the longer ones'.
+    short: bool,
 }
 
 impl PairIndex {
@@ -193,31 +207,48 @@ impl PairIndex {
             return None;
         }
         let mut heads = vec![0u16; PAIR_BUCKETS];
+        let mut pairs = vec![0u16; PAIR_BUCKETS];
         let mut next = vec![0u16; needles.len()];
         let mut singles = vec![];
+        let mut starts = [false; 256];
         // Backwards, each keyword put in front of its bucket: the chains
         // come out in the set's order.
         for i in (0..needles.len()).rev() {
             let link = u16::try_from(i + 1).ok()?;
-            match *needles.get(i) {
-                [a, b, ..] => {
-                    let bucket = pair_bucket(a, b);
-                    next[i] = heads[bucket];
-                    heads[bucket] = link;
-                }
-                _ => singles.push(link - 1),
+            if let Some(&first) = needles.get(i).first() {
+                starts[usize::from(first)] = true;
             }
+            let (table, bucket) = match *needles.get(i) {
+                [a, b, c, ..] => (&mut heads, bucket(key3(a, b, c))),
+                [a, b] => (&mut pairs, bucket(key2(a, b))),
+                _ => {
+                    singles.push(link - 1);
+                    continue;
+                }
+            };
+            next[i] = table[bucket];
+            table[bucket] = link;
         }
         singles.reverse();
-        Some(PairIndex { heads, next, singles })
+        let short = !singles.is_empty() || pairs.iter().any(|&h| h != 0);
+        Some(PairIndex { heads, pairs, next, singles, starts, short })
     }
 }
 
-/// The bucket of a keyword that starts with `a`, `b`.
-fn pair_bucket(a: u8, b: u8) -> usize {
-    let pair = u32::from(a) << 8 | u32::from(b);
+/// The key of a keyword's first two bytes.
+fn key2(a: u8, b: u8) -> u32 {
+    u32::from(a) << 8 | u32::from(b)
+}
+
+/// The key of a keyword's first three bytes: never a two-byte key.
+fn key3(a: u8, b: u8, c: u8) -> u32 {
+    1 << 24 | u32::from(a) << 16 | u32::from(b) << 8 | u32::from(c)
+}
+
+/// The bucket of a key.
+fn bucket(key: u32) -> usize {
     // Fibonacci hashing: the top bits of the product.
-    (pair.wrapping_mul(0x9E37_79B1) >> (32 - PAIR_BUCKETS.trailing_zeros()))
+    (key.wrapping_mul(0x9E37_79B1) >> (32 - PAIR_BUCKETS.trailing_zeros()))
         as usize
 }
 
@@ -240,6 +271,9 @@ impl OneShot {
         let mut out = vec![];
         for (at, &byte) in hay.iter().enumerate() {
             let first = fold(byte);
+            if !index.starts[usize::from(first)] {
+                continue;
+            }
             for &k in &index.singles {
                 if self.needles.get(usize::from(k))[0] == first {
                     out.push(KeywordMatch {
@@ -250,23 +284,29 @@ impl OneShot {
                 }
             }
             let Some(&second) = hay.get(at + 1) else { break };
-            let mut k = index.heads[pair_bucket(first, fold(second))];
-            while k != 0 {
-                let keyword = usize::from(k - 1);
-                let needle = self.needles.get(keyword);
-                if matches_at(needle, at) {
-                    out.push(KeywordMatch {
-                        keyword,
-                        start: at,
-                        end: at + needle.len(),
-                    });
+            let second = fold(second);
+            let mut walk = |mut k: u16| {
+                while k != 0 {
+                    let keyword = usize::from(k - 1);
+                    let needle = self.needles.get(keyword);
+                    if matches_at(needle, at) {
+                        out.push(KeywordMatch {
+                            keyword,
+                            start: at,
+                            end: at + needle.len(),
+                        });
+                    }
+                    k = index.next[keyword];
                 }
-                k = index.next[keyword];
+            };
+            walk(index.pairs[bucket(key2(first, second))]);
+            if let Some(&third) = hay.get(at + 2) {
+                walk(index.heads[bucket(key3(first, second, fold(third)))]);
             }
         }
-        if !index.singles.is_empty() {
-            // A position's one-byte keywords went in before its longer
-            // ones, whatever their place in the set.
+        if index.short {
+            // A position's one- and two-byte keywords went in before its
+            // longer ones, whatever their place in the set.
             out.sort_by_key(|m| (m.start, m.keyword));
         }
         out
@@ -531,7 +571,7 @@ impl KeywordSetBuilder {
         self
     }
 
-    /// Index the keywords by their first two bytes rather than build an
+    /// Index the keywords by their first three bytes rather than build an
     /// automaton (off by default): for a set that searches one text of a
     /// few KB, as a hook run does, building the automaton costs far more
     /// than the search.

@@ -402,10 +402,11 @@ fn assert_bounds(name: &str, s: &Score, precision: f64, recall: f64) {
 
 /// The audit gate's parts whose misses have been read, in the order they
 /// were written. Each test part among them was run once as a held-out part
-/// before anything was changed for it (the first-run figures are in the
-/// closing notes of issue 11); `audit-test12.tsv` was the last, run once on
-/// the grammar of topic headings and measured results, which left its
-/// figures unchanged (precision 0.686, recall 0.972).
+/// before anything was changed for it; the first-run figures are in
+/// `benches/RESULTS.md` and the closing notes of issue 11. From
+/// `audit-test12.tsv` on, each part was written before the previous one's
+/// misses were read, run on the grammar of that moment, run again after
+/// the round fitted to the previous part, and only then read.
 const AUDIT_SEEN: &[&str] = &[
     "audit-tune.tsv",
     "audit-tune2.tsv",
@@ -430,8 +431,7 @@ const AUDIT_SEEN: &[&str] = &[
 ];
 
 /// The audit gate's held-out part, its misses never read:
-/// `audit-test13.tsv`, written after `audit-test12.tsv` was run once and
-/// before its misses were read.
+/// `audit-test18.tsv`, written before `audit-test17.tsv`'s misses were read.
 const AUDIT_HELD_OUT: &[&str] = &["audit-test18.tsv"];
 
 #[test]
@@ -479,14 +479,13 @@ fn audit_gate_on_its_parts() {
         assert_bounds("audit corpus", &s, 1.0, 1.0);
     }
     // The seen parts, fitted to (their remaining misses are audits told
-    // as observations of behaviour with no verb of checking, or with the
-    // referent in another sentence).
-    assert_bounds("audit tune", &f.tune, 0.96, 0.99);
-    // Far below the issue's target (0.98, 0.95): on the held-out part,
-    // plain-language audits told as tries and their outcomes are still
-    // blocked (precision 0.610, recall 1.000 when first run). A floor, not
-    // a goal.
-    assert_bounds("audit test", &f.test, 0.6, 0.98);
+    // as a behaviour with no try or outcome word, or with the referent in
+    // another sentence).
+    assert_bounds("audit tune", &f.tune, 0.97, 0.99);
+    // Below the issue's target (0.98, 0.95): on the held-out part about
+    // one block in four is still a real audit told in words no table holds
+    // (precision 0.761, recall 0.972 when last run). A floor, not a goal.
+    assert_bounds("audit test", &f.test, 0.75, 0.97);
 }
 
 #[test]

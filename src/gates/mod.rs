@@ -20,6 +20,7 @@
 mod audit;
 mod hollow;
 pub(crate) mod lang;
+mod outcome;
 mod ownership;
 mod patterns;
 mod plain;

@@ -34,7 +34,7 @@
 //! All literals of a set go into one [`KeywordSet`], matched
 //! case-insensitively for ASCII, with every overlapping match reported: a
 //! scan's set is one automaton (one pass over each text), a hook's indexes
-//! the literals by their first two bytes and searches its one short text
+//! the literals by their first three bytes and searches its one short text
 //! with that, which costs less than building the automaton.
 
 use std::borrow::Cow;
@@ -125,7 +125,7 @@ const CLAUSE_ENDS: &[&str] =
 /// A hook run judges one turn, and most turns reach only one or two gates
 /// (no change: no audit; fewer than two tool uses: no ownership check), so
 /// a set is built only when a gate first needs it. A hook's set (`dfa`
-/// false) is one-shot: an index of each keyword's first two bytes searches
+/// false) is one-shot: an index of each keyword's first bytes searches
 /// the one short text, since building an Aho-Corasick automaton for a few
 /// hundred phrases costs more than that search; a scan's set is a DFA. Empty
 /// keywords are rejected up front; if a set still cannot be built (a size

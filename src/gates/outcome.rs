@@ -1,0 +1,716 @@
+//! Audits told by their outcome: what a check found, with no verb of
+//! checking in sight.
+//!
+//! Leads and acts ([`plain`](super::plain)) need a word that names the
+//! check. Many audits name none and report what came of it instead, and a
+//! fresh set of audits kept showing more of them than any list of verbs
+//! held. Three forms are read here:
+//!
+//! * a **topic heading**: a short heading of any words at a sentence's
+//!   start, with its colon, whose body is a statement with a referent
+//!   ("Old clients: they still send `v1`, which the handler accepts",
+//!   "メモリ：…", "권한: …"). A heading that names the work, a plan, a
+//!   field or a place ("Summary:", "Next steps:", "Branch:", "変更点："),
+//!   a body that is an expectation, advice or a change made ("should be
+//!   fine", "…してください", "added `page`"), and a list under such a
+//!   heading are none;
+//! * a **measured result**: two numbers set against each other in one
+//!   sentence, one of them with a unit, with a metric or a verb of a
+//!   result ("p95 went from 480 ms to 130 ms", "2.1 GB から 40 MB に
+//!   減りました"), that is no setting changed ("bumped the timeout from
+//!   30 s to 60 s") and no expectation;
+//! * a **try and its outcome**: a sentence framed as a try the agent made
+//!   (a condition, a perturbation, an input, a command it ran) that says
+//!   what it found and names a referent ("Fired 30 bad logins with `hey`:
+//!   the first 10 get 401", "`kill -9` して再起動すると、…から再処理され",
+//!   "두 개를 동시에 띄웠더니 … 찍고"). Advice, a question, a hedge, a
+//!   cause given before the try ("…にしたので、2回流しても問題ありません"),
+//!   a clean lint or build, and a sentence that says the work is
+//!   unverified are none.
+//!
+//! Their words are in the language tables (`lang/`), compiled into one
+//! automaton, so a text is searched for all of them in one pass, and each
+//! sentence then asks only which of them stand inside it. This module holds
+//! the grammar.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use super::lang::{LangTable, PlainTable};
+use super::patterns::LazyKeywords;
+use super::plain::{is_question, paragraph, PlainAudit, PlainAudits};
+use super::sentence::{floor_boundary, is_word_at, sentence_bounds_within};
+use crate::error::Error;
+
+/// How far either way of a byte its sentence is looked for, in bytes.
+const SENTENCE_WITHIN: usize = 240;
+
+/// How far back a list item looks for the line that heads its list.
+const LIST_WITHIN: usize = 600;
+
+/// Commands that keep code tidy rather than check what it does: a linter,
+/// a formatter, a type checker, a build.
+const HYGIENE: &[&str] = &[
+    "lint",
+    "eslint",
+    "clippy",
+    "fmt",
+    "prettier",
+    "build",
+    "tsc",
+    "mypy",
+    "ruff",
+    "black",
+    "typecheck",
+    "type-check",
+    "format",
+    "compile",
+];
+
+/// The lists of the outcome forms, one bit each: a word may stand in
+/// several ("todo" is both a work heading and a plan).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum List {
+    NotTopic = 1 << 0,
+    Unsure = 1 << 1,
+    Comparison = 1 << 2,
+    Measure = 1 << 3,
+    Setting = 1 << 4,
+    Try = 1 << 5,
+    Outcome = 1 << 6,
+    Reason = 1 << 7,
+}
+
+/// How a list is read from a language's table.
+type Pick = fn(&PlainTable) -> &'static [&'static str];
+
+impl List {
+    /// Every list, with the table field it is read from.
+    const ALL: [(List, Pick); 8] = [
+        (List::NotTopic, |p| p.not_topics),
+        (List::Unsure, |p| p.unsure),
+        (List::Comparison, |p| p.comparisons),
+        (List::Measure, |p| p.measures),
+        (List::Setting, |p| p.settings),
+        (List::Try, |p| p.tries),
+        (List::Outcome, |p| p.outcomes),
+        (List::Reason, |p| p.reasons),
+    ];
+}
+
+/// The compiled words of the outcome forms.
+#[derive(Clone, Debug)]
+pub(crate) struct Outcomes {
+    /// Every word of every list, matched with ASCII case folding and
+    /// overlapping ("with the" and "the same" both count).
+    lexicon: LazyKeywords,
+    /// The list of each word of `lexicon`, by keyword index.
+    lists: Vec<u16>,
+    /// The tables, for the units read after each number.
+    tables: Vec<&'static LangTable>,
+}
+
+impl Outcomes {
+    /// Compile the words of the configured languages' tables.
+    pub(crate) fn new(
+        tables: &[&'static LangTable],
+        dfa: bool,
+    ) -> Result<Outcomes, Error> {
+        // A word in two lists stands in the set twice: each of its
+        // matches is reported with its own list.
+        let mut words: Vec<Cow<'static, str>> = vec![];
+        let mut lists: Vec<u16> = vec![];
+        for (list, pick) in List::ALL {
+            for &w in tables.iter().flat_map(|t| pick(&t.plain)) {
+                words.push(Cow::Borrowed(w));
+                lists.push(list as u16);
+            }
+        }
+        Ok(Outcomes {
+            lexicon: LazyKeywords::overlapping(words, dfa)?,
+            lists,
+            tables: tables.to_vec(),
+        })
+    }
+
+    /// The first audit told by its outcome in `text`, if it holds one.
+    pub(crate) fn find(
+        &self,
+        text: &str,
+        plain: &PlainAudits,
+    ) -> Option<PlainAudit> {
+        let hits = self.hits(text);
+        self.find_topic(text, &hits, plain)
+            .or_else(|| self.find_measure(text, &hits))
+            .or_else(|| self.find_try(text, &hits, plain))
+    }
+
+    /// Where the words of every list stand in `text`, sorted by start.
+    fn hits(&self, text: &str) -> Hits {
+        let set = self.lexicon.get();
+        let mut hits: Vec<Hit> = set
+            .find_overlapping(text)
+            .into_iter()
+            .filter(|m| {
+                let kw = set.keyword(*m);
+                !kw.is_ascii()
+                    || is_word_at(text, m.start(), m.end() - m.start())
+            })
+            .map(|m| Hit {
+                span: m.start()..m.end(),
+                lists: self.lists[m.keyword_index()],
+            })
+            .collect();
+        hits.sort_unstable_by_key(|h| (h.span.start, h.span.end));
+        Hits { hits }
+    }
+
+    /// See the module docs: a topic heading.
+    fn find_topic(
+        &self,
+        text: &str,
+        hits: &Hits,
+        plain: &PlainAudits,
+    ) -> Option<PlainAudit> {
+        for (colon, c) in
+            text.match_indices([':', '：']).map(|(i, c)| (i, c.len()))
+        {
+            let after = &text[colon + c..];
+            // "12:30", "a::b", "https://": no heading.
+            if c == 1 && !after.chars().next().is_none_or(char::is_whitespace)
+            {
+                continue;
+            }
+            let Some(heading) = topic_heading(text, colon) else { continue };
+            if hits.any(List::NotTopic, heading.span.clone())
+                || self.under_work_heading(text, hits, heading.line_start)
+            {
+                continue;
+            }
+            let from = colon + c;
+            let to = if after.trim_start_matches([' ', '\t']).starts_with('\n')
+            {
+                from + paragraph(after).len()
+            } else {
+                sentence_bounds_within(text, from, SENTENCE_WITHIN).1.max(from)
+            };
+            let body = &text[from..to];
+            if plain.is_empty(body)
+                || self.changes(text, hits, from..to)
+                || self.unsure(text, hits, from..to)
+                || !is_statement(body)
+            {
+                continue;
+            }
+            if let Some(referent) = plain.referent(body) {
+                return Some(PlainAudit {
+                    lead: heading.words.to_string(),
+                    referent,
+                    span: heading.span,
+                });
+            }
+        }
+        None
+    }
+
+    /// Whether the list item that starts at `line_start` is in a list
+    /// headed by a heading that names the work ("Changes:\n- API: …").
+    fn under_work_heading(
+        &self,
+        text: &str,
+        hits: &Hits,
+        line_start: usize,
+    ) -> bool {
+        let item = |l: &str| {
+            let l = l.trim_start();
+            l.starts_with(['-', '*', '•', '・'])
+                || l.split_once('.').is_some_and(|(n, _)| {
+                    !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+                })
+        };
+        if !item(&text[line_start..]) {
+            return false;
+        }
+        // Only the paragraph's last few lines: a text of many lists stays
+        // linear.
+        let near =
+            floor_boundary(text, line_start.saturating_sub(LIST_WITHIN));
+        let para = text[near..line_start]
+            .rfind("\n\n")
+            .map_or(near, |i| near + i + 2);
+        let mut end = line_start;
+        for l in text[para..line_start].lines().rev() {
+            let start = end - l.len() - 1;
+            if !item(l) && !l.trim().is_empty() {
+                return hits.any(List::NotTopic, start..start + l.len() + 1);
+            }
+            end = start;
+        }
+        false
+    }
+
+    /// Whether the body at `span` tells a change made ("added `page`",
+    /// "`page` を追加"). English puts its verb first: the change is looked
+    /// for in the body's first two words. Japanese and Korean put it last:
+    /// in its last few characters, so that a clause inside it
+    /// ("列を追加しただけで") does not count.
+    fn changes(&self, text: &str, hits: &Hits, span: Range<usize>) -> bool {
+        let body = &text[span.clone()];
+        let lead = body.len() - body.trim_start().len();
+        let body = body.trim();
+        let from = span.start + lead;
+        let range = if body.is_ascii() {
+            let mut words = body.split_whitespace();
+            let second = words.nth(1).map_or(body.len(), |w| {
+                w.as_ptr() as usize - body.as_ptr() as usize + w.len()
+            });
+            from..from + second
+        } else {
+            from + body.len() - tail(body, 8).len()..from + body.len()
+        };
+        hits.any(List::NotTopic, range)
+    }
+
+    /// Whether the statement at `span` is an expectation, a plan or advice
+    /// ("should", "はず", "주세요"): anywhere in English, in the last few
+    /// characters in Japanese and Korean, which end on them ("아직 읽지
+    /// 않으니" inside the sentence is no hedge).
+    fn unsure(&self, text: &str, hits: &Hits, span: Range<usize>) -> bool {
+        let body = text[span.clone()].trim_end();
+        let end = span.start + body.len();
+        let from = if body.is_ascii() {
+            span.start
+        } else {
+            end - tail(body, 16).len()
+        };
+        hits.any(List::Unsure, from..end)
+    }
+
+    /// See the module docs: a measured result.
+    fn find_measure(&self, text: &str, hits: &Hits) -> Option<PlainAudit> {
+        let mut at = 0;
+        while let Some(i) = text[at..].find(|c: char| c.is_ascii_digit()) {
+            let first = at + i;
+            let (start, end) =
+                sentence_bounds_within(text, first, SENTENCE_WITHIN);
+            let end = end.max(first);
+            at = end.max(first + 1);
+            let sentence = &text[start..end];
+            // Two numbers, one of them measured: "340 times … now it's 1".
+            let quantities = self.quantities(sentence);
+            if quantities.len() < 2 || !quantities.iter().any(|q| q.measured) {
+                continue;
+            }
+            let whole = start..end;
+            if hits.any(List::Comparison, whole.clone())
+                && hits.any(List::Measure, whole.clone())
+                && !hits.any(List::Setting, whole.clone())
+                && !self.unsure(text, hits, whole)
+            {
+                let q = &quantities[0].span;
+                return Some(PlainAudit {
+                    lead: sentence[q.clone()].to_string(),
+                    referent: sentence[quantities[1].span.clone()].to_string(),
+                    span: start + q.start..start + q.end,
+                });
+            }
+        }
+        None
+    }
+
+    /// See the module docs: a try and its outcome.
+    fn find_try(
+        &self,
+        text: &str,
+        hits: &Hits,
+        plain: &PlainAudits,
+    ) -> Option<PlainAudit> {
+        let mut at = 0;
+        while at < text.len() {
+            let (start, end) =
+                sentence_bounds_within(text, at, SENTENCE_WITHIN);
+            let end = end.max(at);
+            // On past the sentence's end, whichever character it is.
+            let next = text[end..].chars().next().map_or(1, char::len_utf8);
+            at = end + next;
+            let sentence = &text[start..end];
+            // A command the agent ran is a try too: "`git grep -n X`
+            // finds nothing".
+            let tried = hits.first(List::Try, start..end).or_else(|| {
+                let c = command_span(sentence)?;
+                let from = c.as_ptr() as usize - text.as_ptr() as usize;
+                Some(from..from + c.len())
+            });
+            let Some(tried) = tried else { continue };
+            let found = hits.any(List::Outcome, start..end)
+                || self.has_status(sentence);
+            // A cause given before the try makes it what would happen.
+            let reasoned = hits.any(List::Reason, start..tried.start);
+            if !found
+                || reasoned
+                || is_question(&text[end..])
+                || hygiene_only(sentence)
+                || self.unsure(text, hits, start..end)
+                || plain.unverified(sentence)
+            {
+                continue;
+            }
+            if let Some(referent) = plain.referent(sentence) {
+                return Some(PlainAudit {
+                    lead: text[tried].to_string(),
+                    referent,
+                    span: start..end,
+                });
+            }
+        }
+        None
+    }
+
+    /// Whether `s` names an HTTP status as a result ("both 200", "gets
+    /// 403", "400이 나오고"): a whole number from 200 to 599 with no unit
+    /// after it ("200 times", "400回" are counts).
+    fn has_status(&self, s: &str) -> bool {
+        self.quantities(s).iter().any(|q| {
+            let n = &s[q.span.clone()];
+            !q.measured
+                && n.len() == 3
+                && n.parse::<u16>().is_ok_and(|n| (200..600).contains(&n))
+        })
+    }
+
+    /// The numbers in `s`, each told measured when a unit follows it or
+    /// it is a decimal ("0.912", a measure by its form); a version
+    /// ("1.0.210") is none.
+    fn quantities(&self, s: &str) -> Vec<Quantity> {
+        let b = s.as_bytes();
+        let mut out = vec![];
+        let mut i = 0;
+        while i < b.len() {
+            if !b[i].is_ascii_digit()
+                || (i > 0
+                    && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.'))
+            {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut dots = 0;
+            while i < b.len()
+                && (b[i].is_ascii_digit()
+                    || (matches!(b[i], b'.' | b',')
+                        && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
+            {
+                dots += usize::from(b[i] == b'.');
+                i += 1;
+            }
+            if dots > 1
+                || b.get(i).is_some_and(|&c| {
+                    c == b'.'
+                        && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)
+                })
+            {
+                continue;
+            }
+            let rest = &s[i..];
+            let gap = usize::from(rest.starts_with(' '));
+            let rest = &rest[gap..];
+            // ASCII lowercase keeps every byte where it was, so a unit's
+            // length is its length in `s`.
+            let rest_lower =
+                rest[..floor_boundary(rest, 12)].to_ascii_lowercase();
+            // The longest unit that fits: "ms" rather than "s".
+            let unit = self
+                .tables
+                .iter()
+                .flat_map(|t| t.plain.units.iter().copied())
+                .filter(|u| {
+                    rest_lower.starts_with(*u)
+                        && (!u.is_ascii()
+                            || !rest_lower[u.len()..].starts_with(
+                                |c: char| c.is_ascii_alphanumeric(),
+                            ))
+                })
+                .max_by_key(|u| u.len());
+            out.push(match unit {
+                Some(u) => {
+                    Quantity { span: start..i + gap + u.len(), measured: true }
+                }
+                None => Quantity { span: start..i, measured: dots == 1 },
+            });
+        }
+        out
+    }
+}
+
+/// Where one word of the lexicon stands, and the lists it is in.
+struct Hit {
+    span: Range<usize>,
+    lists: u16,
+}
+
+/// The lexicon's words in one text, sorted by start.
+struct Hits {
+    hits: Vec<Hit>,
+}
+
+impl Hits {
+    /// The hits of `list` that stand wholly inside `range`.
+    fn within(
+        &self,
+        list: List,
+        range: Range<usize>,
+    ) -> impl Iterator<Item = &Hit> + '_ {
+        let from = self.hits.partition_point(|h| h.span.start < range.start);
+        self.hits[from..]
+            .iter()
+            .take_while(move |h| h.span.start < range.end)
+            .filter(move |h| {
+                h.span.end <= range.end && h.lists & list as u16 != 0
+            })
+    }
+
+    /// Whether a word of `list` stands inside `range`.
+    fn any(&self, list: List, range: Range<usize>) -> bool {
+        self.within(list, range).next().is_some()
+    }
+
+    /// The first word of `list` inside `range`.
+    fn first(&self, list: List, range: Range<usize>) -> Option<Range<usize>> {
+        self.within(list, range).next().map(|h| h.span.clone())
+    }
+}
+
+/// A number in a sentence, for the measured results.
+struct Quantity {
+    /// Its bytes, with its unit.
+    span: Range<usize>,
+    /// Whether a unit follows it, or it is a decimal.
+    measured: bool,
+}
+
+/// A short heading before a colon, at the start of its sentence or line.
+struct TopicHeading<'t> {
+    /// The heading's words, markup trimmed.
+    words: &'t str,
+    /// Their byte range in the text.
+    span: Range<usize>,
+    /// Where the heading's line starts.
+    line_start: usize,
+}
+
+/// The heading that ends at the colon at byte `colon`, if the words
+/// before it are one: a noun phrase of at most four English words or ten
+/// Japanese or Korean characters, with no code, number or verb ending,
+/// that starts its sentence.
+fn topic_heading(text: &str, colon: usize) -> Option<TopicHeading<'_>> {
+    let (start, _) = sentence_bounds_within(text, colon, 64);
+    let near = floor_boundary(text, colon.saturating_sub(LIST_WITHIN));
+    let line_start =
+        text[near..colon].rfind('\n').map_or(near, |i| near + i + 1);
+    let raw = &text[start..colon];
+    let words = raw
+        .trim_start()
+        .trim_start_matches(['#', '-', '*', '•', '・', '>', ' '])
+        .trim_matches(['*', '_', ' ']);
+    if words.is_empty()
+        || words.chars().any(|c| {
+            c.is_ascii_digit() || "`()[]{}\"'.,;、。「」=/<>".contains(c)
+        })
+    {
+        return None;
+    }
+    let ok = if words.is_ascii() {
+        let n = words.split_whitespace().count();
+        // A past verb is an act told with a colon, which the acts judge.
+        (1..=4).contains(&n)
+            && !words
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.to_ascii_lowercase().ends_with("ed"))
+    } else {
+        words.chars().count() <= 10
+            // A verb ending makes it a statement: "見ました：", "했습니다:".
+            && !words.ends_with(['た', 'す', 'る', 'だ', 'て', '다', '요', '음'])
+            && !words.contains(['を', '을', '를'])
+    };
+    // `words` is a slice of `text`: its offset is where it starts.
+    let from = words.as_ptr() as usize - text.as_ptr() as usize;
+    ok.then(|| TopicHeading {
+        words,
+        span: from..from + words.len(),
+        line_start,
+    })
+}
+
+/// Whether a heading's body says something, or lists things: a field's
+/// value ("Time: 12:30", "**Branch:** `main`") is no finding.
+fn is_statement(body: &str) -> bool {
+    if body.trim_start_matches([' ', '\t']).starts_with('\n') {
+        return true;
+    }
+    let s = body.trim_start_matches([' ', '\t']);
+    let s = s[..sentence_bounds_within(s, 0, SENTENCE_WITHIN).1].trim();
+    if s.is_ascii() {
+        s.split_whitespace().count() >= 5
+    } else {
+        s.chars().filter(|c| !c.is_whitespace()).count() >= 12
+    }
+}
+
+/// The first code span of `sentence` that is a command with arguments
+/// (`git grep -n 'PASSWORD='`, `NO_COLOR=1 tool status`), not a hygiene
+/// run.
+fn command_span(sentence: &str) -> Option<&str> {
+    sentence.split('`').skip(1).step_by(2).find(|span| {
+        // Past the environment it sets: `NO_COLOR=1 tool status`.
+        let mut words =
+            span.split_whitespace().skip_while(|w| w.contains('='));
+        let first = words.next().unwrap_or("");
+        let tool = first.len() >= 2
+            && first.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+        tool && words.next().is_some() && !hygiene_span(span)
+    })
+}
+
+/// Whether a code span runs a hygiene command: one of [`HYGIENE`] as a
+/// whole token (`npm run lint`, not `format_date()`).
+fn hygiene_span(span: &str) -> bool {
+    span.to_ascii_lowercase()
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .any(|t| HYGIENE.contains(&t))
+}
+
+/// Whether the only code a sentence names is a hygiene run ("Ran `npm run
+/// lint`, no warnings"): every code span is one, and no number stands
+/// outside them. A clean lint is no audit.
+pub(crate) fn hygiene_only(sentence: &str) -> bool {
+    let mut spans = 0;
+    let mut outside_digit = false;
+    for (i, part) in sentence.split('`').enumerate() {
+        if i % 2 == 1 {
+            spans += 1;
+            if !hygiene_span(part) {
+                return false;
+            }
+        } else {
+            outside_digit |= part.bytes().any(|b| b.is_ascii_digit());
+        }
+    }
+    spans > 0 && !outside_digit
+}
+
+/// The last `n` characters of `s`.
+fn tail(s: &str, n: usize) -> &str {
+    let from =
+        s.char_indices().rev().nth(n.saturating_sub(1)).map_or(0, |(i, _)| i);
+    &s[from..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lang;
+    use super::*;
+
+    fn audits() -> PlainAudits {
+        PlainAudits::new(lang::ALL, false).unwrap()
+    }
+
+    /// Every text of `yes` holds an audit; none of `no` does.
+    fn assert_audits(p: &PlainAudits, yes: &[&str], no: &[&str]) {
+        for t in yes {
+            assert!(p.find(t).is_some(), "{t}");
+        }
+        for t in no {
+            assert_eq!(p.find(t), None, "{t}");
+        }
+    }
+
+    /// A short heading of any topic counts with a referent in its body;
+    /// one that names the work, a plan or a place does not, nor does a
+    /// body that is an expectation, advice or a change made.
+    #[test]
+    fn topic_headings() {
+        let p = audits();
+        let yes = [
+            "Done. Old clients: they still send `v1`, which we accept.",
+            "**Memory**: peak RSS is 40 MB on the 2 GB fixture.",
+            "メモリ：2 GB のフィクスチャでピーク 40 MB。",
+            "롤백 계획: 이 커밋을 `git revert`해도 안전합니다.",
+            "Verification notes:\n- `load()` returns `None` on an empty file",
+        ];
+        let no = [
+            "Changes:\n- Frontend: the table shows 25 rows",
+            "Summary: added `page` to `ItemsQuery`.",
+            "Next steps: compare the output of `export.py`.",
+            "Frontend: added a `page` parameter.",
+            "Memory: should drop below 100 MB.",
+            "The remaining tasks are:\n- spotter-4te.4: tracing",
+            "Tests: 14 passed, 0 failed.",
+            "Rollback: run `git revert` if you see errors.",
+            "切り戻し：`git revert` を実行してください。",
+            "変更点：`page` を追加。",
+            "다음 단계: `export.py` 출력 비교 예정.",
+            "Time: 12:30, see https://example.com",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
+    /// Two quantities set against each other, with a metric or a verb of a
+    /// result, are a measurement; a setting changed, an expectation or a
+    /// version bump is none.
+    #[test]
+    fn measured_results() {
+        let p = audits();
+        let yes = [
+            "p95 latency went from 480 ms to 130 ms on staging.",
+            "Validation F1 is 0.912 vs 0.908 before.",
+            "ピーク RSS が 2.1 GB から 40 MB に減りました。",
+            "최대 메모리가 2.3GB에서 95MB로 줄었습니다.",
+        ];
+        let no = [
+            "Bumped the timeout from 30 s to 60 s.",
+            "Upgraded `serde` from 1.0.200 to 1.0.210; memory should be fine.",
+            "Memory should drop from 2 GB to 100 MB.",
+            "Raised the pool from 10 to 50 connections.",
+            "タイムアウトを 30 秒から 60 秒に設定しました。",
+            "타임아웃을 30초에서 60초로 늘렸습니다.",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
+    /// A try and what it found, with a referent, is an audit; advice, a
+    /// request, a hedge or an unverified try is none, nor is a clean lint.
+    #[test]
+    fn tries_and_outcomes() {
+        let p = audits();
+        let yes = [
+            "Started two copies at the same time: the second logged `lock held` and did nothing.",
+            "`hey` で30回送ると、最初の10回は 401 になります。",
+            "두 개를 동시에 띄웠더니 두 번째는 `lock held`를 찍고 끝났습니다.",
+            "Checked `format_date()` on 29 Feb: it prints 2028-02-29.",
+        ];
+        let no = [
+            "If you want to double-check, point it at a server that returns 429.",
+            "お手元の iPhone で試していただけますか？",
+            "When I ran `make e2e` it failed to start, so this is unverified.",
+            "Done. Ran `npm run lint`, no warnings.",
+            "Ran `cargo fmt --check` and `cargo build`: clean.",
+            "Both tests pass.",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
+    /// The index finds what a plain search finds: a word of a list inside a
+    /// sentence, and nothing across a word boundary.
+    #[test]
+    fn hits_are_bounded_words() {
+        let o = Outcomes::new(lang::ALL, false).unwrap();
+        let text = "Retried twice: both come back. Untried.";
+        let hits = o.hits(text);
+        assert!(hits.any(List::Try, 0..text.len()));
+        assert!(hits.any(List::Outcome, 0..text.len()));
+        // "tried" inside "Untried" and "Retried" is no word.
+        let tail = text.find("Untried").unwrap();
+        assert!(!hits.any(List::Try, tail..text.len()));
+    }
+}
