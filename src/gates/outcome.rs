@@ -39,7 +39,9 @@ use std::ops::Range;
 use super::lang::{LangTable, PlainTable};
 use super::patterns::LazyKeywords;
 use super::plain::{is_question, paragraph, PlainAudit, PlainAudits};
-use super::sentence::{floor_boundary, is_word_at, sentence_bounds_within};
+use super::sentence::{
+    floor_boundary, is_word_at, sentence_bounds_within, sentence_end_within,
+};
 use crate::error::Error;
 
 /// How far either way of a byte its sentence is looked for, in bytes.
@@ -325,11 +327,20 @@ impl Outcomes {
         hits: &Hits,
         plain: &PlainAudits,
     ) -> Option<PlainAudit> {
+        // Nothing to find without a word of a try or a command, or
+        // without a word of an outcome or a number.
+        let all = 0..text.len();
+        if !(hits.any(List::Try, all.clone()) || text.contains('`'))
+            || !(hits.any(List::Outcome, all)
+                || text.bytes().any(|b| b.is_ascii_digit()))
+        {
+            return None;
+        }
         let mut at = 0;
         while at < text.len() {
-            let (start, end) =
-                sentence_bounds_within(text, at, SENTENCE_WITHIN);
-            let end = end.max(at);
+            // The sentences in turn: each starts where the last ended.
+            let start = at;
+            let end = sentence_end_within(text, at, SENTENCE_WITHIN);
             // On past the sentence's end, whichever character it is.
             let next = text[end..].chars().next().map_or(1, char::len_utf8);
             at = end + next;

@@ -33,6 +33,18 @@ pub(crate) fn sentence_bounds_within(
     (start, end)
 }
 
+/// The end of the sentence that starts at byte `at` of `text` (exclusive),
+/// looking at most `max` bytes on: the forward half of
+/// [`sentence_bounds_within`], for a caller that walks the sentences in
+/// turn and so knows where each starts.
+pub(crate) fn sentence_end_within(text: &str, at: usize, max: usize) -> usize {
+    let ceil = floor_boundary(text, at.saturating_add(max));
+    text[at..ceil]
+        .char_indices()
+        .find(|&(i, c)| ends_sentence(text, at + i, c))
+        .map_or(ceil, |(i, _)| at + i)
+}
+
 /// Whether `c`, at byte `i` of `text`, ends a sentence: the one rule of
 /// the module docs.
 pub(crate) fn ends_sentence(text: &str, i: usize, c: char) -> bool {
