@@ -915,6 +915,7 @@ pub const TABLE: LangTable = LangTable {
             "より",
             "ていたのが",
             "だったのが",
+            "ほうが",
         ],
         measures: &[
             "計測",
@@ -1036,6 +1037,12 @@ pub const TABLE: LangTable = LangTable {
             "表示され",
             "出ず",
             "ありません",
+            "終わ",
+            "終了コード",
+            "しません",
+            "されません",
+            "速い",
+            "遅い",
         ],
         hearsay: &[
             "ドキュメントを読",
