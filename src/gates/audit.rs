@@ -83,7 +83,7 @@ impl AuditMatcher {
     /// audit must: a number, an identifier or code span, a file path, a
     /// command, an acronym, or a named failure mode.
     pub fn has_referent(&self, text: &str) -> bool {
-        self.plain.referent(text).is_some()
+        self.plain.strict_referent(text).is_some()
     }
 
     /// Judge a final text.

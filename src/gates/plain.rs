@@ -408,8 +408,18 @@ impl PlainAudits {
         })
     }
 
-    /// A specific referent in `s`, if any.
+    /// A specific referent in `s`, if any: one of
+    /// [`PlainAudits::strict_referent`], or a name ("Esc", "Excel", "Tab
+    /// は"), which names a thing a check touched.
     pub(crate) fn referent(&self, s: &str) -> Option<String> {
+        self.strict_referent(s).or_else(|| proper_name(s))
+    }
+
+    /// A referent in `s` as the first seed's contract reads one, for the
+    /// hollow gate: an identifier or code span, a file path, a number, a
+    /// command or a named failure mode. A name does not make a marker
+    /// audit specific ("Self-audit: all Good").
+    pub(crate) fn strict_referent(&self, s: &str) -> Option<String> {
         let words = self.referents.get();
         if let Some(m) =
             words.find_iter(s).find(|&m| word_bounded(s, words, m))
@@ -431,7 +441,6 @@ impl PlainAudits {
         })
         .find(|w| is_identifier_like(w) || is_acronym(w))
         .map(str::to_string)
-        .or_else(|| proper_name(s))
     }
 }
 
@@ -773,6 +782,20 @@ mod tests {
             "`make e2e` を試しましたが Docker がなく未検証です。",
         ];
         assert_audits(&p, &yes, &no);
+    }
+
+    /// A name makes a plain-language audit specific, but not a marker
+    /// audit the hollow gate weighs.
+    #[test]
+    fn names_are_referents_only_for_plain_audits() {
+        let p = audits();
+        for t in
+            ["Pressing Tab cycles inside the modal", "Tab はモーダル内を巡回"]
+        {
+            assert!(p.referent(t).is_some(), "{t}");
+            assert!(p.strict_referent(t).is_none(), "{t}");
+        }
+        assert!(p.referent("Everything works fine.").is_none());
     }
 
     /// Voids are looked for only within [`VOID_WITHIN`] bytes of an act.
