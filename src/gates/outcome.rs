@@ -69,18 +69,19 @@ const HYGIENE: &[&str] = &[
     "compile",
 ];
 
-/// The lists of the outcome forms, one bit each: a word may stand in
-/// several ("todo" is both a work heading and a plan).
+/// The lists of the outcome forms. A word may stand in several ("todo" is
+/// both a work heading and a plan): it is then in the lexicon once per
+/// list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum List {
-    NotTopic = 1 << 0,
-    Unsure = 1 << 1,
-    Comparison = 1 << 2,
-    Measure = 1 << 3,
-    Setting = 1 << 4,
-    Try = 1 << 5,
-    Outcome = 1 << 6,
-    Reason = 1 << 7,
+    NotTopic,
+    Unsure,
+    Comparison,
+    Measure,
+    Setting,
+    Try,
+    Outcome,
+    Reason,
 }
 
 /// How a list is read from a language's table.
@@ -107,7 +108,7 @@ pub(crate) struct Outcomes {
     /// overlapping ("with the" and "the same" both count).
     lexicon: LazyKeywords,
     /// The list of each word of `lexicon`, by keyword index.
-    lists: Vec<u16>,
+    lists: Vec<List>,
     /// The tables, for the units read after each number.
     tables: Vec<&'static LangTable>,
 }
@@ -121,11 +122,11 @@ impl Outcomes {
         // A word in two lists stands in the set twice: each of its
         // matches is reported with its own list.
         let mut words: Vec<Cow<'static, str>> = vec![];
-        let mut lists: Vec<u16> = vec![];
+        let mut lists: Vec<List> = vec![];
         for (list, pick) in List::ALL {
             for &w in tables.iter().flat_map(|t| pick(&t.plain)) {
                 words.push(Cow::Borrowed(w));
-                lists.push(list as u16);
+                lists.push(list);
             }
         }
         Ok(Outcomes {
@@ -160,7 +161,7 @@ impl Outcomes {
             })
             .map(|m| Hit {
                 span: m.start()..m.end(),
-                lists: self.lists[m.keyword_index()],
+                list: self.lists[m.keyword_index()],
             })
             .collect();
         hits.sort_unstable_by_key(|h| (h.span.start, h.span.end));
@@ -453,10 +454,10 @@ impl Outcomes {
     }
 }
 
-/// Where one word of the lexicon stands, and the lists it is in.
+/// Where one word of the lexicon stands, and its list.
 struct Hit {
     span: Range<usize>,
-    lists: u16,
+    list: List,
 }
 
 /// The lexicon's words in one text, sorted by start.
@@ -475,9 +476,7 @@ impl Hits {
         self.hits[from..]
             .iter()
             .take_while(move |h| h.span.start < range.end)
-            .filter(move |h| {
-                h.span.end <= range.end && h.lists & list as u16 != 0
-            })
+            .filter(move |h| h.span.end <= range.end && h.list == list)
     }
 
     /// Whether a word of `list` stands inside `range`.
@@ -620,21 +619,8 @@ fn tail(s: &str, n: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::super::lang;
+    use super::super::plain::tests::{assert_audits, audits};
     use super::*;
-
-    fn audits() -> PlainAudits {
-        PlainAudits::new(lang::ALL, false).unwrap()
-    }
-
-    /// Every text of `yes` holds an audit; none of `no` does.
-    fn assert_audits(p: &PlainAudits, yes: &[&str], no: &[&str]) {
-        for t in yes {
-            assert!(p.find(t).is_some(), "{t}");
-        }
-        for t in no {
-            assert_eq!(p.find(t), None, "{t}");
-        }
-    }
 
     /// A short heading of any topic counts with a referent in its body;
     /// one that names the work, a plan or a place does not, nor does a

@@ -675,17 +675,21 @@ pub(crate) fn paragraph(s: &str) -> &str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn audits() -> PlainAudits {
-        let tables: Vec<&LangTable> = super::super::lang::ALL.to_vec();
-        PlainAudits::new(&tables, false).unwrap()
+    /// The recogniser of every language, as a hook builds it.
+    pub(in crate::gates) fn audits() -> PlainAudits {
+        PlainAudits::new(super::super::lang::ALL, false).unwrap()
     }
 
     /// Every text of `yes` holds a plain-language audit; none of `no`
     /// does.
-    fn assert_audits(p: &PlainAudits, yes: &[&str], no: &[&str]) {
+    pub(in crate::gates) fn assert_audits(
+        p: &PlainAudits,
+        yes: &[&str],
+        no: &[&str],
+    ) {
         for t in yes {
             assert!(p.find(t).is_some(), "{t}");
         }
