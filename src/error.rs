@@ -56,7 +56,7 @@ pub enum ErrorKind {
     Config,
     /// An input path given to the archive scanner does not exist.
     MissingPath,
-    /// The archive scanner's thread pool could not be built.
+    /// The archive scanner's threads could not be started.
     ThreadPool,
 }
 

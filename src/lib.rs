@@ -39,7 +39,7 @@ a feature:
   `tempfile`.
 * **`archive`**: the `archive` module, the archive scanner behind
   `stopgate scan`: walking, streaming and parallel scanning. Adds
-  `rayon`, `walkdir` and `jiff`.
+  `walkdir` and `jiff`.
 * **`cli`** (default): the `stopgate` binary. Implies `hook` and
   `archive`; adds `clap`, `indicatif`, `csv` and the rest of the command
   line's needs.

@@ -12,12 +12,15 @@
 //!   count;
 //! * lines are classified by their top-level `type` without parsing, and
 //!   only user prompts, assistant lines and stop-hook summaries are parsed;
-//! * files are scanned in parallel (rayon), and a date filter skips files
+//! * files are scanned in parallel, each thread taking the next file
+//!   itself and the calling thread writing the reports in order (see
+//!   `ordered.rs` for why not a pool), and a date filter skips files
 //!   by modification time before opening them.
 //!
 //! The judgments are the gates' own ([`Gates::findings`]): the scan and the
 //! hook share one implementation of each.
 
+mod ordered;
 mod reader;
 mod scan;
 mod walk;
@@ -49,7 +52,7 @@ const MAX_IN_FLIGHT: usize = 1 << 12;
 /// # Errors
 ///
 /// An error of kind [`ThreadPool`](crate::ErrorKind::ThreadPool) when the
-/// thread pool cannot be built.
+/// scan's threads cannot be started.
 pub fn scan_files(
     files: &[Candidate],
     gates: &Gates,
@@ -84,7 +87,7 @@ pub fn scan_files(
 /// # Errors
 ///
 /// An error of kind [`ThreadPool`](crate::ErrorKind::ThreadPool) when the
-/// thread pool cannot be built.
+/// scan's threads cannot be started.
 pub fn scan_files_each<I>(
     files: I,
     gates: &Gates,
@@ -98,55 +101,15 @@ where
     I::IntoIter: Send,
 {
     let threads = threads.max(1);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::thread_pool(&e))?;
     let window =
         threads.saturating_mul(IN_FLIGHT_PER_THREAD).min(MAX_IN_FLIGHT);
-    // A file is taken only with a credit, and a credit comes back when a
-    // report is handed out: at most `window` files are in flight.
-    let (credit, credits) = std::sync::mpsc::sync_channel::<()>(window);
-    for _ in 0..window {
-        credit.send(()).expect("the channel holds `window` credits");
-    }
-    let (done, ready) = std::sync::mpsc::channel::<(usize, FileReport)>();
-    std::thread::scope(|scope| {
-        let files = files.into_iter();
-        let pool = &pool;
-        // The producer walks and hands files to the pool; the scope waits
-        // for every file it spawned before the producer ends.
-        scope.spawn(move || {
-            pool.in_place_scope(|tasks| {
-                for (i, c) in files.enumerate() {
-                    // No credit: the consumer stopped (it panicked).
-                    if credits.recv().is_err() {
-                        return;
-                    }
-                    let done = done.clone();
-                    tasks.spawn(move |_| {
-                        let report = scan_file(&c.path, gates, options);
-                        progress(c.len);
-                        let _ = done.send((i, report));
-                    });
-                }
-            });
-        });
-        // Reports in the order of `files`: those that finish early wait
-        // for the ones before them.
-        let credit = credit;
-        let mut waiting = std::collections::BTreeMap::new();
-        let mut next = 0;
-        for (i, report) in ready {
-            waiting.insert(i, report);
-            while let Some(report) = waiting.remove(&next) {
-                each(report);
-                next += 1;
-                let _ = credit.send(());
-            }
-        }
-    });
-    Ok(())
+    let work = |c: Candidate| {
+        let report = scan_file(&c.path, gates, options);
+        progress(c.len);
+        report
+    };
+    ordered::for_each_ordered(files.into_iter(), threads, window, work, each)
+        .map_err(|e| Error::thread_pool(&e))
 }
 
 #[cfg(test)]
