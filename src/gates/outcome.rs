@@ -4,7 +4,7 @@
 //! Leads and acts ([`plain`](super::plain)) need a word that names the
 //! check. Many audits name none and report what came of it instead, and a
 //! fresh set of audits kept showing more of them than any list of verbs
-//! held. Three forms are read here:
+//! held. Four forms are read here:
 //!
 //! * a **topic heading**: a short heading of any words at a sentence's
 //!   start, with its colon, whose body is a statement with a referent
@@ -26,7 +26,16 @@
 //!   "두 개를 동시에 띄웠더니 … 찍고"). Advice, a question, a hedge, a
 //!   cause given before the try ("…にしたので、2回流しても問題ありません"),
 //!   a clean lint or build, and a sentence that says the work is
-//!   unverified are none.
+//!   unverified are none;
+//! * **then and now**: a sentence that sets what is seen against what was
+//!   before, or says something stopped, with an outcome or two numbers,
+//!   and names a referent ("it used to run 51", "以前は `????` になって
+//!   いた…も…一致します", "タグはもうありません", "예전에는 51개였습니다").
+//!   A cause beside it ("so it no longer …"), a sentence that opens with
+//!   the change made ("Removed `x`, which is no longer …"), a hedge, a
+//!   question and a clean lint are none; so is a stop with nothing seen
+//!   ("`parse()` no longer allocates" tells a change as often as a
+//!   check).
 //!
 //! Their words are in the language tables (`lang/`), compiled into one
 //! automaton, so a text is searched for all of them in one pass, and each
@@ -82,6 +91,7 @@ enum List {
     Try,
     Outcome,
     Reason,
+    Then,
 }
 
 /// How a list is read from a language's table.
@@ -89,7 +99,7 @@ type Pick = fn(&PlainTable) -> &'static [&'static str];
 
 impl List {
     /// Every list, with the table field it is read from.
-    const ALL: [(List, Pick); 8] = [
+    const ALL: [(List, Pick); 9] = [
         (List::NotTopic, |p| p.not_topics),
         (List::Unsure, |p| p.unsure),
         (List::Comparison, |p| p.comparisons),
@@ -98,6 +108,7 @@ impl List {
         (List::Try, |p| p.tries),
         (List::Outcome, |p| p.outcomes),
         (List::Reason, |p| p.reasons),
+        (List::Then, |p| p.then),
     ];
 }
 
@@ -146,6 +157,7 @@ impl Outcomes {
         self.find_topic(text, &hits, plain)
             .or_else(|| self.find_measure(text, &hits))
             .or_else(|| self.find_try(text, &hits, plain))
+            .or_else(|| self.find_contrast(text, &hits, plain))
     }
 
     /// Where the words of every list stand in `text`, sorted by start.
@@ -370,6 +382,45 @@ impl Outcomes {
             if let Some(referent) = plain.referent(sentence) {
                 return Some(PlainAudit {
                     lead: text[tried].to_string(),
+                    referent,
+                    span: start..end,
+                });
+            }
+        }
+        None
+    }
+
+    /// See the module docs: then and now.
+    fn find_contrast(
+        &self,
+        text: &str,
+        hits: &Hits,
+        plain: &PlainAudits,
+    ) -> Option<PlainAudit> {
+        for mark in hits.hits.iter().filter(|h| h.list == List::Then) {
+            let (start, end) =
+                sentence_bounds_within(text, mark.span.start, SENTENCE_WITHIN);
+            let end = end.max(mark.span.end);
+            let sentence = &text[start..end];
+            let observed = hits.any(List::Outcome, start..end)
+                || self.quantities(sentence).len() >= 2
+                || self.has_status(sentence);
+            // "Fixed the race so it no longer …" is the design's intent,
+            // "not relevant anymore since …" an argument, and "Removed `x`,
+            // which is no longer …" a change told.
+            if !observed
+                || hits.any(List::Reason, start..end)
+                || self.changes(text, hits, start..end)
+                || is_question(&text[end..])
+                || hygiene_only(sentence)
+                || self.unsure(text, hits, start..end)
+                || plain.unverified(sentence)
+            {
+                continue;
+            }
+            if let Some(referent) = plain.referent(sentence) {
+                return Some(PlainAudit {
+                    lead: text[mark.span.clone()].to_string(),
                     referent,
                     span: start..end,
                 });
@@ -693,6 +744,30 @@ mod tests {
             "Done. Ran `npm run lint`, no warnings.",
             "Ran `cargo fmt --check` and `cargo build`: clean.",
             "Both tests pass.",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
+    #[test]
+    fn then_and_now() {
+        let p = audits();
+        let yes = [
+            "Loading a page of 50 orders runs 3 queries; it used to run 51.",
+            "`exiftool` lists no GPS tags any more on the uploaded photo.",
+            "以前は `????` になっていたファイルも `pdftotext` の出力と一致します。",
+            "`exiftool` で見ると GPS のタグはもうありません。",
+            "예전에는 51개였습니다.",
+            "`parse()`는 빈 입력에서 더 이상 멈추지 않습니다.",
+        ];
+        let no = [
+            "Fixed the race so it no longer double-charges `order_id`.",
+            "`config.rs` no longer reads `HOME`.",
+            "It's not relevant anymore since the suite (87 tests, 0 failures) passed.",
+            "Removed `legacy_mode`, which is no longer used.",
+            "Previously we parsed the header by hand; now we use `httparse`.",
+            "It should no longer crash on `None`.",
+            "以前は `parse()` を2回呼んでいました。",
+            "이제 `flag`는 더 이상 필요 없을 겁니다.",
         ];
         assert_audits(&p, &yes, &no);
     }

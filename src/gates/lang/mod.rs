@@ -138,6 +138,12 @@ pub struct PlainTable {
     /// "했으니 죽어도 …"). A sentence with one is no try, whatever it
     /// names.
     pub reasons: &'static [&'static str],
+    /// What tells a state before the work, set against what is seen now
+    /// ("used to", "以前は", "예전에는"), or that something stopped ("no
+    /// longer", "なくなり", "더 이상"). With an outcome or two numbers in
+    /// its sentence, a contrast of then and now. Alone it is not enough:
+    /// "`parse()` no longer allocates" tells a change as often as a check.
+    pub then: &'static [&'static str],
 }
 
 /// Every table, in a fixed order.
