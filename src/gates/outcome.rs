@@ -4,7 +4,7 @@
 //! Leads and acts ([`plain`](super::plain)) need a word that names the
 //! check. Many audits name none and report what came of it instead, and a
 //! fresh set of audits kept showing more of them than any list of verbs
-//! held. Four forms are read here:
+//! held. Five forms are read here:
 //!
 //! * a **topic heading**: a short heading of any words at a sentence's
 //!   start, with its colon, whose body is a statement with a referent
@@ -36,6 +36,12 @@
 //!   question and a clean lint are none; so is a stop with nothing seen
 //!   ("`parse()` no longer allocates" tells a change as often as a
 //!   check).
+//! * **inputs and what each gave**: a sentence that lists two inputs or
+//!   more (a code span, a measured quantity), each followed by what came
+//!   of it ("`password1` は拒否、`Tr0ub4dor&3` は通り", "49MB のファイル
+//!   は通り、51MB のファイルは…413 を返し"). The same guards hold, and a
+//!   sentence that names its inputs first and its outcomes after ("`a`
+//!   and `b` now both stay the same") is no list of pairs.
 //!
 //! Their words are in the language tables (`lang/`), compiled into one
 //! automaton, so a text is searched for all of them in one pass, and each
@@ -158,6 +164,7 @@ impl Outcomes {
             .or_else(|| self.find_measure(text, &hits))
             .or_else(|| self.find_try(text, &hits, plain))
             .or_else(|| self.find_contrast(text, &hits, plain))
+            .or_else(|| self.find_pairs(text, &hits, plain))
     }
 
     /// Where the words of every list stand in `text`, sorted by start.
@@ -197,7 +204,7 @@ impl Outcomes {
                 continue;
             }
             let Some(heading) = topic_heading(text, colon) else { continue };
-            if hits.any(List::NotTopic, heading.span.clone())
+            if prose_hits(text, hits, List::NotTopic, heading.span.clone())
                 || self.under_work_heading(text, hits, heading.line_start)
             {
                 continue;
@@ -317,8 +324,12 @@ impl Outcomes {
                 continue;
             }
             let whole = start..end;
+            // Two measures set against each other need no word of one:
+            // "renders in 1.8 s (was 6.5 s)".
+            let both_measured =
+                quantities.iter().filter(|q| q.measured).count() >= 2;
             if hits.any(List::Comparison, whole.clone())
-                && hits.any(List::Measure, whole.clone())
+                && (both_measured || hits.any(List::Measure, whole.clone()))
                 && !hits.any(List::Setting, whole.clone())
                 && !self.unsure(text, hits, whole)
             {
@@ -402,8 +413,16 @@ impl Outcomes {
                 sentence_bounds_within(text, mark.span.start, SENTENCE_WITHIN);
             let end = end.max(mark.span.end);
             let sentence = &text[start..end];
+            // The numbers set against each other may stand in the
+            // sentence before: "… the same 88 MB. Before the fix it grew
+            // to 1.4 GB."
+            let last = floor_boundary(text, start.saturating_sub(1));
+            let before = &text
+                [sentence_bounds_within(text, last, SENTENCE_WITHIN).0..start];
+            let numbers = self.quantities(sentence).len();
             let observed = hits.any(List::Outcome, start..end)
-                || self.quantities(sentence).len() >= 2
+                || numbers >= 2
+                || (numbers == 1 && !self.quantities(before).is_empty())
                 || self.has_status(sentence);
             // "Fixed the race so it no longer …" is the design's intent,
             // "not relevant anymore since …" an argument, and "Removed `x`,
@@ -429,16 +448,49 @@ impl Outcomes {
         None
     }
 
+    /// See the module docs: inputs and what each gave.
+    fn find_pairs(
+        &self,
+        text: &str,
+        hits: &Hits,
+        plain: &PlainAudits,
+    ) -> Option<PlainAudit> {
+        if !hits.hits.iter().any(|h| h.list == List::Outcome) {
+            return None;
+        }
+        let mut at = 0;
+        while at < text.len() {
+            let start = at;
+            let end = sentence_end_within(text, at, SENTENCE_WITHIN);
+            let next = text[end..].chars().next().map_or(1, char::len_utf8);
+            at = end + next;
+            let sentence = &text[start..end];
+            if pairs(sentence, start, hits, &self.quantities(sentence)) < 2
+                || hits.any(List::Reason, start..end)
+                || self.changes(text, hits, start..end)
+                || is_question(&text[end..])
+                || hygiene_only(sentence)
+                || self.unsure(text, hits, start..end)
+                || plain.unverified(sentence)
+            {
+                continue;
+            }
+            if let Some(referent) = plain.referent(sentence) {
+                return Some(PlainAudit {
+                    lead: sentence.trim().chars().take(40).collect(),
+                    referent,
+                    span: start..end,
+                });
+            }
+        }
+        None
+    }
+
     /// Whether `s` names an HTTP status as a result ("both 200", "gets
     /// 403", "400이 나오고"): a whole number from 200 to 599 with no unit
     /// after it ("200 times", "400回" are counts).
     fn has_status(&self, s: &str) -> bool {
-        self.quantities(s).iter().any(|q| {
-            let n = &s[q.span.clone()];
-            !q.measured
-                && n.len() == 3
-                && n.parse::<u16>().is_ok_and(|n| (200..600).contains(&n))
-        })
+        self.quantities(s).iter().any(|q| q.is_status(s))
     }
 
     /// The numbers in `s`, each told measured when a unit follows it or
@@ -549,6 +601,17 @@ struct Quantity {
     measured: bool,
 }
 
+impl Quantity {
+    /// Whether it is an HTTP status in `s`, the text it was read from: a
+    /// whole number from 200 to 599 with no unit.
+    fn is_status(&self, s: &str) -> bool {
+        let n = &s[self.span.clone()];
+        !self.measured
+            && n.len() == 3
+            && n.parse::<u16>().is_ok_and(|n| (200..600).contains(&n))
+    }
+}
+
 /// A short heading before a colon, at the start of its sentence or line.
 struct TopicHeading<'t> {
     /// The heading's words, markup trimmed.
@@ -573,26 +636,29 @@ fn topic_heading(text: &str, colon: usize) -> Option<TopicHeading<'_>> {
         .trim_start()
         .trim_start_matches(['#', '-', '*', '•', '・', '>', ' '])
         .trim_matches(['*', '_', ' ']);
-    if words.is_empty()
-        || words.chars().any(|c| {
-            c.is_ascii_digit() || "`()[]{}\"'.,;、。「」=/<>".contains(c)
+    // A code span names the topic ("`add_months()` edge cases"): it is
+    // read as one word, whatever it holds.
+    let bare = without_code(words)?;
+    if bare.is_empty()
+        || bare.chars().any(|c| {
+            c.is_ascii_digit() || "()[]{}\"'.,;、。「」=/<>".contains(c)
         })
     {
         return None;
     }
-    let ok = if words.is_ascii() {
-        let n = words.split_whitespace().count();
+    let ok = if bare.is_ascii() {
+        let n = bare.split_whitespace().count();
         // A past verb is an act told with a colon, which the acts judge.
-        (1..=4).contains(&n)
-            && !words
+        (1..=5).contains(&n)
+            && !bare
                 .split_whitespace()
                 .next()
                 .is_some_and(|w| w.to_ascii_lowercase().ends_with("ed"))
     } else {
-        words.chars().count() <= 10
+        bare.chars().count() <= 10
             // A verb ending makes it a statement: "見ました：", "했습니다:".
-            && !words.ends_with(['た', 'す', 'る', 'だ', 'て', '다', '요', '음'])
-            && !words.contains(['を', '을', '를'])
+            && !bare.ends_with(['た', 'す', 'る', 'だ', 'て', '다', '요', '음'])
+            && !bare.contains(['を', '을', '를'])
     };
     // `words` is a slice of `text`: its offset is where it starts.
     let from = words.as_ptr() as usize - text.as_ptr() as usize;
@@ -601,6 +667,91 @@ fn topic_heading(text: &str, colon: usize) -> Option<TopicHeading<'_>> {
         span: from..from + words.len(),
         line_start,
     })
+}
+
+/// How many inputs of `sentence` (at byte `offset` of the text) are each
+/// followed by an outcome before the next input: "`password1` is
+/// refused, `Tr0ub4dor&3` passes" holds two. An input is a code span or a
+/// measured quantity; an outcome, a word of one or an HTTP status.
+fn pairs(
+    sentence: &str,
+    offset: usize,
+    hits: &Hits,
+    quantities: &[Quantity],
+) -> usize {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Event {
+        Input,
+        Outcome,
+    }
+    let mut events: Vec<(usize, Event)> = vec![];
+    let mut code = sentence.match_indices('`').map(|(i, _)| i);
+    while let (Some(open), Some(_)) = (code.next(), code.next()) {
+        events.push((open, Event::Input));
+    }
+    for q in quantities {
+        if q.measured {
+            events.push((q.span.start, Event::Input));
+        } else if q.is_status(sentence) {
+            events.push((q.span.start, Event::Outcome));
+        }
+    }
+    let range = offset..offset + sentence.len();
+    for h in hits.within(List::Outcome, range) {
+        events.push((h.span.start - offset, Event::Outcome));
+    }
+    events.sort_unstable_by_key(|&(at, _)| at);
+    let mut count = 0;
+    let mut open = false;
+    for (_, event) in events {
+        match event {
+            Event::Input => open = true,
+            Event::Outcome if open => {
+                count += 1;
+                open = false;
+            }
+            Event::Outcome => {}
+        }
+    }
+    count
+}
+
+/// Whether a word of `list` stands in `range` of `text` outside its code
+/// spans: "`add_months()` edge cases" names no change.
+fn prose_hits(
+    text: &str,
+    hits: &Hits,
+    list: List,
+    range: Range<usize>,
+) -> bool {
+    let mut from = range.start;
+    let mut code = false;
+    for (i, _) in text[range.clone()].match_indices('`') {
+        let at = range.start + i;
+        if !code && hits.any(list, from..at) {
+            return true;
+        }
+        code = !code;
+        from = at + 1;
+    }
+    !code && hits.any(list, from..range.end)
+}
+
+/// `words` with each code span in it made one word (`x`), or `None` when
+/// a span is left open or the words are nothing but code ("`main`:" is a
+/// field, not a topic).
+fn without_code(words: &str) -> Option<String> {
+    let mut parts = words.split('`');
+    let mut out = parts.next().unwrap_or("").to_string();
+    let mut prose = !out.trim().is_empty();
+    // Each span's code, then what follows its closing backtick.
+    while parts.next().is_some() {
+        let after = parts.next()?;
+        prose |= !after.trim().is_empty();
+        out.push('x');
+        out.push_str(after);
+    }
+    prose.then_some(out)
 }
 
 /// Whether a heading's body says something, or lists things: a field's
@@ -784,5 +935,36 @@ mod tests {
         // "tried" inside "Untried" and "Retried" is no word.
         let tail = text.find("Untried").unwrap();
         assert!(!hits.any(List::Try, tail..text.len()));
+    }
+
+    #[test]
+    fn inputs_and_what_each_gave() {
+        let p = audits();
+        let yes = [
+            "`password1` は拒否（よくあるもの）、`Tr0ub4dor&3` は通ります。",
+            "49MB のファイルは通り、51MB のファイルは nginx が 413 を返します。",
+            "`https://app.example.com` からは許可ヘッダーが返り、`https://evil.test` からはブロックされたと出ます。",
+        ];
+        let no = [
+            "`a.rs` と `b.rs` を更新し、同じ結果になりました。",
+            "Set `retries` to 3 and `timeout` to 30 s, the same defaults as before.",
+            "`a.rs` は通り、`b.rs` も通るはずです。",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
+    #[test]
+    fn headings_may_name_code_and_measures_need_no_verb() {
+        let p = audits();
+        let yes = [
+            "Leap-day handling in `add_months()`: 2024-01-31 plus one month gives 2024-02-29.",
+            "The 40-page export renders in 1.8 s (was 6.5 s with wkhtmltopdf).",
+        ];
+        let no = [
+            "`main`: up to date with the remote branch of origin.",
+            "Changes in `add_months()`: it now clamps the day to the month's end.",
+            "Bumped the timeout to 60 s (was 30 s).",
+        ];
+        assert_audits(&p, &yes, &no);
     }
 }

@@ -1461,6 +1461,8 @@ pub const TABLE: LangTable = LangTable {
             "answered",
             "appears",
             "lists no",
+            "gives",
+            "give",
         ],
         hearsay: &[
             "by reading",

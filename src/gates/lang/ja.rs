@@ -998,6 +998,8 @@ pub const TABLE: LangTable = LangTable {
             "貼って",
             "聞くと",
             "問い合わせると",
+            "に対して",
+            "繰り返し",
         ],
         outcomes: &[
             "一致",
@@ -1047,6 +1049,9 @@ pub const TABLE: LangTable = LangTable {
             "遅い",
             "返って",
             "返され",
+            "今も動",
+            "報告し",
+            "現れ",
         ],
         hearsay: &[
             "ドキュメントを読",

@@ -764,6 +764,7 @@ pub const TABLE: LangTable = LangTable {
             "물으니",
             "물어보니",
             "물어 보니",
+            "반복",
         ],
         outcomes: &[
             "일치",
