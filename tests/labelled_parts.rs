@@ -431,11 +431,12 @@ const AUDIT_SEEN: &[&str] = &[
     "audit-test18.tsv",
     "audit-test19.tsv",
     "audit-test20.tsv",
+    "audit-test21.tsv",
 ];
 
 /// The audit gate's held-out part, its misses never read:
-/// `audit-test21.tsv`, written before `audit-test20.tsv`'s misses were read.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test21.tsv", "audit-test22.tsv"];
+/// `audit-test22.tsv`, written before `audit-test21.tsv`'s misses were read.
+const AUDIT_HELD_OUT: &[&str] = &["audit-test22.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {

@@ -1052,6 +1052,8 @@ pub const TABLE: LangTable = LangTable {
             "今も動",
             "報告し",
             "現れ",
+            "同一",
+            "並び",
         ],
         hearsay: &[
             "ドキュメントを読",
