@@ -432,11 +432,12 @@ const AUDIT_SEEN: &[&str] = &[
     "audit-test19.tsv",
     "audit-test20.tsv",
     "audit-test21.tsv",
+    "audit-test22.tsv",
 ];
 
 /// The audit gate's held-out part, its misses never read:
-/// `audit-test22.tsv`, written before `audit-test21.tsv`'s misses were read.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test22.tsv", "audit-test23.tsv"];
+/// `audit-test23.tsv`, written before `audit-test22.tsv`'s misses were read.
+const AUDIT_HELD_OUT: &[&str] = &["audit-test23.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {
@@ -484,13 +485,14 @@ fn audit_gate_on_its_parts() {
     }
     // The seen parts, fitted to (their remaining misses are audits told
     // as a behaviour with no try or outcome word, or with the referent in
-    // another sentence).
-    assert_bounds("audit tune", &f.tune, 0.97, 0.99);
-    // Far below the target (0.98, 0.95): on the held-out part a
-    // third of the blocks are still real audits told in words no table
-    // holds (precision 0.667, recall 1.000 when last run). A floor, not a
-    // goal.
-    assert_bounds("audit test", &f.test, 0.65, 0.97);
+    // another sentence). Each part that joins them brings misses that no
+    // round removed: 0.981 over 21 parts, 0.966 over 25.
+    assert_bounds("audit tune", &f.tune, 0.96, 0.99);
+    // Below the target (0.98, 0.95): on the held-out part one
+    // block in ten is still a real audit told in words no table holds, and
+    // two of its 36 turns without an audit pass (precision 0.895, recall
+    // 0.944 when last run). A floor, not a goal.
+    assert_bounds("audit test", &f.test, 0.85, 0.94);
 }
 
 #[test]

@@ -24,7 +24,7 @@
 //!   what it found and names a referent ("Fired 30 bad logins with `hey`:
 //!   the first 10 get 401", "`kill -9` して再起動すると、…から再処理され",
 //!   "두 개를 동시에 띄웠더니 … 찍고"). Advice, a question, a hedge, a
-//!   cause given before the try ("…にしたので、2回流しても問題ありません"),
+//!   cause given anywhere in it ("…にしたので、2回流しても問題ありません"),
 //!   a clean lint or build, and a sentence that says the work is
 //!   unverified are none;
 //! * **then and now**: a sentence that sets what is seen against what was
@@ -379,8 +379,9 @@ impl Outcomes {
             let Some(tried) = tried else { continue };
             let found = hits.any(List::Outcome, start..end)
                 || self.has_status(sentence);
-            // A cause given before the try makes it what would happen.
-            let reasoned = hits.any(List::Reason, start..tried.start);
+            // A cause given makes it what would happen: "…にしたので、
+            // 2回流しても", "どこでも…使うようになったので、…心配はありません".
+            let reasoned = hits.any(List::Reason, start..end);
             if !found
                 || reasoned
                 || is_question(&text[end..])
@@ -649,13 +650,13 @@ fn topic_heading(text: &str, colon: usize) -> Option<TopicHeading<'_>> {
     let ok = if bare.is_ascii() {
         let n = bare.split_whitespace().count();
         // A past verb is an act told with a colon, which the acts judge.
-        (1..=5).contains(&n)
+        (1..=6).contains(&n)
             && !bare
                 .split_whitespace()
                 .next()
                 .is_some_and(|w| w.to_ascii_lowercase().ends_with("ed"))
     } else {
-        bare.chars().count() <= 10
+        bare.chars().count() <= 14
             // A verb ending makes it a statement: "見ました：", "했습니다:".
             && !bare.ends_with(['た', 'す', 'る', 'だ', 'て', '다', '요', '음'])
             && !bare.contains(['を', '을', '를'])

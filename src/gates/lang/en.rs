@@ -1388,6 +1388,8 @@ pub const TABLE: LangTable = LangTable {
             "three times",
             "five times",
             "ten times",
+            "searching for",
+            "searched for",
         ],
         outcomes: &[
             "identical",
@@ -1480,6 +1482,7 @@ pub const TABLE: LangTable = LangTable {
             "works",
             "sorts before",
             "sorts after",
+            "returns",
         ],
         hearsay: &[
             "by reading",

@@ -1054,6 +1054,8 @@ pub const TABLE: LangTable = LangTable {
             "現れ",
             "同一",
             "並び",
+            "出て",
+            "描画され",
         ],
         hearsay: &[
             "ドキュメントを読",
