@@ -466,7 +466,13 @@ impl Outcomes {
             let next = text[end..].chars().next().map_or(1, char::len_utf8);
             at = end + next;
             let sentence = &text[start..end];
-            if pairs(sentence, start, hits, &self.quantities(sentence)) < 2
+            // Two inputs need two code spans, or a number.
+            let may_pair = sentence.bytes().filter(|&b| b == b'`').count()
+                >= 4
+                || sentence.bytes().any(|b| b.is_ascii_digit());
+            if !may_pair
+                || !hits.any(List::Outcome, start..end)
+                || pairs(sentence, start, hits, &self.quantities(sentence)) < 2
                 || hits.any(List::Reason, start..end)
                 || self.changes(text, hits, start..end)
                 || is_question(&text[end..])
