@@ -921,6 +921,7 @@ mod tests {
             "Fixed the race so it no longer double-charges `order_id`.",
             "`config.rs` no longer reads `HOME`.",
             "It's not relevant anymore since the suite (87 tests, 0 failures) passed.",
+            "Raised the pool to 20 connections; 300 requests shouldn't exhaust it anymore.",
             "Removed `legacy_mode`, which is no longer used.",
             "Previously we parsed the header by hand; now we use `httparse`.",
             "It should no longer crash on `None`.",
@@ -955,6 +956,7 @@ mod tests {
         let no = [
             "`a.rs` と `b.rs` を更新し、同じ結果になりました。",
             "Set `retries` to 3 and `timeout` to 30 s, the same defaults as before.",
+            "Excel 내보내기에서 수식처럼 보이는 셀에 접두사를 붙였습니다.",
             "`a.rs` は通り、`b.rs` も通るはずです。",
         ];
         assert_audits(&p, &yes, &no);

@@ -1219,6 +1219,8 @@ pub const TABLE: LangTable = LangTable {
             "assuming",
             "think",
             "believe",
+            "shouldn't",
+            "should not",
         ],
         units: &[
             "ms", "µs", "us", "ns", "s", "sec", "secs", "second", "seconds",

@@ -728,7 +728,6 @@ pub const TABLE: LangTable = LangTable {
             "손으로",
             "넣으",
             "넣어",
-            "보내",
             "열어",
             "눌러",
             "끊어",
@@ -765,6 +764,10 @@ pub const TABLE: LangTable = LangTable {
             "물어보니",
             "물어 보니",
             "반복",
+            "보냈더니",
+            "보냈는데",
+            "보내 보니",
+            "보내니",
         ],
         outcomes: &[
             "일치",
