@@ -16,9 +16,9 @@
 //! result. The caller hands out, in order, the results that are ready
 //! whenever it is between two items of its own. A thread waits only when
 //! there is nothing it may do: a helper when the window of items in flight
-//! is full, the caller when it has taken everything and the next result is
-//! still being worked on. So a one-thread scan is a plain loop, and a
-//! many-thread one rarely sleeps.
+//! is full, the caller when it may take nothing more (the window is full
+//! or the items are out) and the next result is still being worked on. So
+//! a one-thread scan is a plain loop, and a many-thread one rarely sleeps.
 //!
 //! The window bounds memory: at most `window` items are taken and not yet
 //! handed out, whatever the number of items or how long any one takes.
