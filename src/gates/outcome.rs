@@ -360,14 +360,7 @@ impl Outcomes {
         {
             return None;
         }
-        let mut at = 0;
-        while at < text.len() {
-            // The sentences in turn: each starts where the last ended.
-            let start = at;
-            let end = sentence_end_within(text, at, SENTENCE_WITHIN);
-            // On past the sentence's end, whichever character it is.
-            let next = text[end..].chars().next().map_or(1, char::len_utf8);
-            at = end + next;
+        for Range { start, end } in sentences(text) {
             let sentence = &text[start..end];
             // A command the agent ran is a try too: "`git grep -n X`
             // finds nothing".
@@ -379,16 +372,7 @@ impl Outcomes {
             let Some(tried) = tried else { continue };
             let found = hits.any(List::Outcome, start..end)
                 || self.has_status(sentence);
-            // A cause given makes it what would happen: "…にしたので、
-            // 2回流しても", "どこでも…使うようになったので、…心配はありません".
-            let reasoned = hits.any(List::Reason, start..end);
-            if !found
-                || reasoned
-                || is_question(&text[end..])
-                || hygiene_only(sentence)
-                || self.unsure(text, hits, start..end)
-                || plain.unverified(sentence)
-            {
+            if !found || self.voided(text, hits, plain, start..end) {
                 continue;
             }
             if let Some(referent) = plain.referent(sentence) {
@@ -425,16 +409,10 @@ impl Outcomes {
                 || numbers >= 2
                 || (numbers == 1 && !self.quantities(before).is_empty())
                 || self.has_status(sentence);
-            // "Fixed the race so it no longer …" is the design's intent,
-            // "not relevant anymore since …" an argument, and "Removed `x`,
-            // which is no longer …" a change told.
+            // "Removed `x`, which is no longer …" is a change told.
             if !observed
-                || hits.any(List::Reason, start..end)
                 || self.changes(text, hits, start..end)
-                || is_question(&text[end..])
-                || hygiene_only(sentence)
-                || self.unsure(text, hits, start..end)
-                || plain.unverified(sentence)
+                || self.voided(text, hits, plain, start..end)
             {
                 continue;
             }
@@ -459,12 +437,7 @@ impl Outcomes {
         if !hits.hits.iter().any(|h| h.list == List::Outcome) {
             return None;
         }
-        let mut at = 0;
-        while at < text.len() {
-            let start = at;
-            let end = sentence_end_within(text, at, SENTENCE_WITHIN);
-            let next = text[end..].chars().next().map_or(1, char::len_utf8);
-            at = end + next;
+        for Range { start, end } in sentences(text) {
             let sentence = &text[start..end];
             // Two inputs need two code spans, or a number.
             let may_pair = sentence.bytes().filter(|&b| b == b'`').count()
@@ -473,12 +446,8 @@ impl Outcomes {
             if !may_pair
                 || !hits.any(List::Outcome, start..end)
                 || pairs(sentence, start, hits, &self.quantities(sentence)) < 2
-                || hits.any(List::Reason, start..end)
                 || self.changes(text, hits, start..end)
-                || is_question(&text[end..])
-                || hygiene_only(sentence)
-                || self.unsure(text, hits, start..end)
-                || plain.unverified(sentence)
+                || self.voided(text, hits, plain, start..end)
             {
                 continue;
             }
@@ -491,6 +460,27 @@ impl Outcomes {
             }
         }
         None
+    }
+
+    /// Whether the sentence at `span` of `text` is no finding, whatever
+    /// form it has: reasoning, for a cause given anywhere in it makes it
+    /// what would happen ("…にしたので、2回流しても", "not relevant
+    /// anymore since …", "so it no longer …"); a question; a clean lint or
+    /// build; a hedge, a plan or advice; or a sentence that says the work
+    /// is unverified.
+    fn voided(
+        &self,
+        text: &str,
+        hits: &Hits,
+        plain: &PlainAudits,
+        span: Range<usize>,
+    ) -> bool {
+        let sentence = &text[span.clone()];
+        hits.any(List::Reason, span.clone())
+            || is_question(&text[span.end..])
+            || hygiene_only(sentence)
+            || self.unsure(text, hits, span)
+            || plain.unverified(sentence)
     }
 
     /// Whether `s` names an HTTP status as a result ("both 200", "gets
@@ -673,6 +663,23 @@ fn topic_heading(text: &str, colon: usize) -> Option<TopicHeading<'_>> {
         words,
         span: from..from + words.len(),
         line_start,
+    })
+}
+
+/// The sentences of `text` in turn, each starting where the last ended
+/// (past its end character, whichever it is), each looked for at most
+/// [`SENTENCE_WITHIN`] bytes on.
+fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at >= text.len() {
+            return None;
+        }
+        let start = at;
+        let end = sentence_end_within(text, at, SENTENCE_WITHIN);
+        let next = text[end..].chars().next().map_or(1, char::len_utf8);
+        at = end + next;
+        Some(start..end)
     })
 }
 
