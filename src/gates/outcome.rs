@@ -23,10 +23,12 @@
 //!   (a condition, a perturbation, an input, a command it ran) that says
 //!   what it found and names a referent ("Fired 30 bad logins with `hey`:
 //!   the first 10 get 401", "`kill -9` して再起動すると、…から再処理され",
-//!   "두 개를 동시에 띄웠더니 … 찍고"). Advice, a question, a hedge, a
-//!   cause given anywhere in it ("…にしたので、2回流しても問題ありません"),
-//!   a clean lint or build, and a sentence that says the work is
-//!   unverified are none;
+//!   "두 개를 동시에 띄웠더니 … 찍고"); the try may stand alone in the
+//!   sentence before ("Fired 30 bad logins with `hey`. The first 10 get
+//!   401."), when that sentence is no change told and not voided.
+//!   Advice, a question, a hedge, a cause given anywhere in it
+//!   ("…にしたので、2回流しても問題ありません"), a clean lint or build,
+//!   and a sentence that says the work is unverified are none;
 //! * **then and now**: a sentence that sets what is seen against what was
 //!   before, or says something stopped, with an outcome or two numbers,
 //!   and names a referent ("it used to run 51", "以前は `????` になって
@@ -39,9 +41,11 @@
 //! * **inputs and what each gave**: a sentence that lists two inputs or
 //!   more (a code span, a measured quantity), each followed by what came
 //!   of it ("`password1` は拒否、`Tr0ub4dor&3` は通り", "49MB のファイル
-//!   は通り、51MB のファイルは…413 を返し"). The same guards hold, and a
-//!   sentence that names its inputs first and its outcomes after ("`a`
-//!   and `b` now both stay the same") is no list of pairs.
+//!   は通り、51MB のファイルは…413 を返し"); one input is enough when it
+//!   is a literal value, not a name ("`../../etc/passwd` gets 400", where
+//!   "`parse()` returns `None`" may tell the change). The same guards
+//!   hold, and a sentence that names its inputs first and its outcomes
+//!   after ("`a` and `b` now both stay the same") is no list of pairs.
 //!
 //! Their words are in the language tables (`lang/`), compiled into one
 //! automaton, so a text is searched for all of them in one pass, and each
@@ -283,6 +287,14 @@ impl Outcomes {
         let from = span.start + lead;
         let range = if body.is_ascii() {
             let mut words = body.split_whitespace();
+            // A body that opens with an article opens with a noun phrase
+            // ("a task created at 23:30 shows …"): no verb of a change
+            // leads it.
+            if words.clone().next().is_some_and(|w| {
+                ["a", "an", "the"].iter().any(|a| w.eq_ignore_ascii_case(a))
+            }) {
+                return false;
+            }
             let second = words.nth(1).map_or(body.len(), |w| {
                 w.as_ptr() as usize - body.as_ptr() as usize + w.len()
             });
@@ -360,14 +372,23 @@ impl Outcomes {
         {
             return None;
         }
+        let mut before: Option<Range<usize>> = None;
         for Range { start, end } in sentences(text) {
             let sentence = &text[start..end];
             // A command the agent ran is a try too: "`git grep -n X`
             // finds nothing".
-            let tried = hits.first(List::Try, start..end).or_else(|| {
+            let here = hits.first(List::Try, start..end).or_else(|| {
                 let c = command_span(sentence)?;
                 let from = c.as_ptr() as usize - text.as_ptr() as usize;
                 Some(from..from + c.len())
+            });
+            // A try may stand alone in the sentence before its outcome:
+            // "… uploaded a 7.3 GB file and cut the link twice. Both
+            // times it resumed …".
+            let tried = here.clone().or_else(|| before.take());
+            before = here.filter(|_| {
+                !self.voided(text, hits, plain, start..end)
+                    && !self.changes(text, hits, start..end)
             });
             let Some(tried) = tried else { continue };
             let found = hits.any(List::Outcome, start..end)
@@ -445,7 +466,8 @@ impl Outcomes {
                 || sentence.bytes().any(|b| b.is_ascii_digit());
             if !may_pair
                 || !hits.any(List::Outcome, start..end)
-                || pairs(sentence, start, hits, &self.quantities(sentence)) < 2
+                || !pairs(sentence, start, hits, &self.quantities(sentence))
+                    .enough()
                 || self.changes(text, hits, start..end)
                 || self.voided(text, hits, plain, start..end)
             {
@@ -683,29 +705,49 @@ fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     })
 }
 
-/// How many inputs of `sentence` (at byte `offset` of the text) are each
-/// followed by an outcome before the next input: "`password1` is
-/// refused, `Tr0ub4dor&3` passes" holds two. An input is a code span or a
-/// measured quantity; an outcome, a word of one or an HTTP status.
+/// The inputs of a sentence each followed by what came of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Pairs {
+    /// Every input followed by an outcome before the next input.
+    all: usize,
+    /// Those whose input is a literal value (see [`is_literal`]).
+    literal: usize,
+}
+
+impl Pairs {
+    /// Whether the pairs tell what each input gave: two of any inputs, or
+    /// one literal value ("`../../etc/passwd` gets 400"), which is an
+    /// input tried, where a name ("`parse()` returns `None`") may be the
+    /// thing just changed.
+    fn enough(self) -> bool {
+        self.all >= 2 || self.literal >= 1
+    }
+}
+
+/// The inputs of `sentence` (at byte `offset` of the text) each followed
+/// by an outcome before the next input: "`password1` is refused,
+/// `Tr0ub4dor&3` passes" holds two. An input is a code span or a measured
+/// quantity; an outcome, a word of one or an HTTP status.
 fn pairs(
     sentence: &str,
     offset: usize,
     hits: &Hits,
     quantities: &[Quantity],
-) -> usize {
+) -> Pairs {
     #[derive(Clone, Copy, PartialEq)]
     enum Event {
-        Input,
+        Input { literal: bool },
         Outcome,
     }
     let mut events: Vec<(usize, Event)> = vec![];
     let mut code = sentence.match_indices('`').map(|(i, _)| i);
-    while let (Some(open), Some(_)) = (code.next(), code.next()) {
-        events.push((open, Event::Input));
+    while let (Some(open), Some(close)) = (code.next(), code.next()) {
+        let literal = is_literal(&sentence[open + 1..close]);
+        events.push((open, Event::Input { literal }));
     }
     for q in quantities {
         if q.measured {
-            events.push((q.span.start, Event::Input));
+            events.push((q.span.start, Event::Input { literal: false }));
         } else if q.is_status(sentence) {
             events.push((q.span.start, Event::Outcome));
         }
@@ -715,19 +757,35 @@ fn pairs(
         events.push((h.span.start - offset, Event::Outcome));
     }
     events.sort_unstable_by_key(|&(at, _)| at);
-    let mut count = 0;
-    let mut open = false;
+    let mut out = Pairs::default();
+    let mut open = None;
     for (_, event) in events {
         match event {
-            Event::Input => open = true,
-            Event::Outcome if open => {
-                count += 1;
-                open = false;
+            Event::Input { literal } => open = Some(literal),
+            Event::Outcome => {
+                if let Some(literal) = open.take() {
+                    out.all += 1;
+                    out.literal += usize::from(literal);
+                }
             }
-            Event::Outcome => {}
         }
     }
-    count
+    out
+}
+
+/// Whether a code span holds a literal value rather than a name: a path,
+/// markup, a query string, an escape ("`../../etc/passwd`", "`<b>`",
+/// "`?locale=de`", "`%2e`"), or a version ("`1.0.0-rc.1`"). A name
+/// (`parse()`, `a::b`, `log_level`), a commit hash (`3bb8701`) and a
+/// command (`cargo test`, which the try form reads with its own guards)
+/// are none.
+fn is_literal(code: &str) -> bool {
+    if code.contains(char::is_whitespace) {
+        return false;
+    }
+    code.chars().any(|c| !(c.is_ascii_alphanumeric() || "_:.()".contains(c)))
+        || (code.starts_with(|c: char| c.is_ascii_digit())
+            && code.contains('.'))
 }
 
 /// Whether a word of `list` stands in `range` of `text` outside its code
@@ -850,6 +908,8 @@ mod tests {
             "メモリ：2 GB のフィクスチャでピーク 40 MB。",
             "롤백 계획: 이 커밋을 `git revert`해도 안전합니다.",
             "Verification notes:\n- `load()` returns `None` on an empty file",
+            // An article opens a noun phrase, not a change.
+            "Due dates: a task created at 23:30 in Auckland shows as due today.",
         ];
         let no = [
             "Changes:\n- Frontend: the table shows 25 rows",
@@ -901,6 +961,8 @@ mod tests {
             "`hey` で30回送ると、最初の10回は 401 になります。",
             "두 개를 동시에 띄웠더니 두 번째는 `lock held`를 찍고 끝났습니다.",
             "Checked `format_date()` on 29 Feb: it prints 2028-02-29.",
+            // The try in one sentence, what it found in the next.
+            "Fired 30 bad logins with `hey`. The first 10 get 401.",
         ];
         let no = [
             "If you want to double-check, point it at a server that returns 429.",
@@ -959,12 +1021,19 @@ mod tests {
             "`password1` は拒否（よくあるもの）、`Tr0ub4dor&3` は通ります。",
             "49MB のファイルは通り、51MB のファイルは nginx が 413 を返します。",
             "`https://app.example.com` からは許可ヘッダーが返り、`https://evil.test` からはブロックされたと出ます。",
+            // One literal value is an input tried.
+            "Upload paths: done. A path like `../../etc/passwd` gets 400.",
+            "`1.0.0-rc.1` sorts before `1.0.0` now.",
         ];
         let no = [
             "`a.rs` と `b.rs` を更新し、同じ結果になりました。",
             "Set `retries` to 3 and `timeout` to 30 s, the same defaults as before.",
             "Excel 내보내기에서 수식처럼 보이는 셀에 접두사를 붙였습니다.",
             "`a.rs` は通り、`b.rs` も通るはずです。",
+            // A name is no value tried, nor is a commit or a command.
+            "`parse()` now returns `None` on empty input.",
+            "| `3bb8701` | Enriched the renderer with metadata fields |",
+            "`npm test` passes.",
         ];
         assert_audits(&p, &yes, &no);
     }
