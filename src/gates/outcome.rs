@@ -384,9 +384,11 @@ impl Outcomes {
             });
             // A try may stand alone in the sentence before its outcome:
             // "… uploaded a 7.3 GB file and cut the link twice. Both
-            // times it resumed …".
+            // times it resumed …". Only a word of a try carries over: a
+            // command named before "It completed successfully" is a run
+            // reported, not a check.
             let tried = here.clone().or_else(|| before.take());
-            before = here.filter(|_| {
+            before = hits.first(List::Try, start..end).filter(|_| {
                 !self.voided(text, hits, plain, start..end)
                     && !self.changes(text, hits, start..end)
             });
