@@ -66,6 +66,10 @@ use crate::error::Error;
 /// How far either way of a byte its sentence is looked for, in bytes.
 const SENTENCE_WITHIN: usize = 240;
 
+/// The longest word of the outcome lists, in bytes, with room to spare:
+/// how far before a word a longer one holding it may start.
+const LONGEST_WORD: usize = 96;
+
 /// How far back a list item looks for the line that heads its list.
 const LIST_WITHIN: usize = 600;
 
@@ -146,6 +150,7 @@ impl Outcomes {
         let mut lists: Vec<List> = vec![];
         for (list, pick) in List::ALL {
             for &w in tables.iter().flat_map(|t| pick(&t.plain)) {
+                debug_assert!(w.len() <= LONGEST_WORD, "{w:?} is too long");
                 words.push(Cow::Borrowed(w));
                 lists.push(list);
             }
@@ -188,6 +193,28 @@ impl Outcomes {
             })
             .collect();
         hits.sort_unstable_by_key(|h| (h.span.start, h.span.end));
+        // A Japanese or Korean word inside a longer one of another list
+        // is part of it: "後で" (later) in "前後で" (before and after).
+        // Words are short, so the longer one starts at most a few bytes
+        // before.
+        let inside = |h: &Hit| {
+            let from = hits
+                .partition_point(|o| o.span.start + LONGEST_WORD < h.span.end);
+            hits[from..]
+                .iter()
+                .take_while(|o| o.span.start <= h.span.start)
+                .any(|o| {
+                    o.list != h.list
+                        && o.span.len() > h.span.len()
+                        && o.span.end >= h.span.end
+                })
+        };
+        let keep: Vec<bool> = hits
+            .iter()
+            .map(|h| text[h.span.clone()].is_ascii() || !inside(h))
+            .collect();
+        let mut keep = keep.into_iter();
+        hits.retain(|_| keep.next().unwrap_or(true));
         Hits { hits }
     }
 
@@ -965,6 +992,9 @@ mod tests {
             "Checked `format_date()` on 29 Feb: it prints 2028-02-29.",
             // The try in one sentence, what it found in the next.
             "Fired 30 bad logins with `hey`. The first 10 get 401.",
+            // "後で" (later) inside "前後で" (before and after) is no plan.
+            "出力を変更前後で diff しました。2,310行すべて同一です。",
+            "The `orders` query for 50 orders now issues 3 statements (it was 51).",
         ];
         let no = [
             "If you want to double-check, point it at a server that returns 429.",

@@ -752,6 +752,9 @@ pub(super) mod tests {
             "Old and new exports of `report.csv` were identical.",
             "20分間、RSS は 140MB で横ばい。",
             "I double-clicked `Save`: only one `POST /orders` went out.",
+            // "Only … not" tells what was checked, and no more.
+            "`save()` は Chrome でしか確認していません。",
+            "`save()`는 Chrome에서밖에 확인하지 않았습니다.",
         ];
         let no = [
             "Tested it and it works.",

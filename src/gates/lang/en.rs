@@ -1521,6 +1521,8 @@ pub const TABLE: LangTable = LangTable {
             "any more",
             "anymore",
             "stopped happening",
+            "(was ",
+            "(it was ",
         ],
     },
 };

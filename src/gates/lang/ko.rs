@@ -374,6 +374,9 @@ pub const TABLE: LangTable = LangTable {
             "검증한 결과",
             "테스트한 결과",
             "시험한 결과",
+            "밖에 확인하지",
+            "밖에 테스트하지",
+            "밖에 시험하지",
         ],
         failure_modes: &[
             "경쟁",
@@ -768,6 +771,9 @@ pub const TABLE: LangTable = LangTable {
             "보냈는데",
             "보내 보니",
             "보내니",
+            "업로드하",
+            "전후로",
+            "미리보기에서",
         ],
         outcomes: &[
             "일치",
