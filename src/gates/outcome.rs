@@ -90,6 +90,7 @@ const HYGIENE: &[&str] = &[
     "type-check",
     "format",
     "compile",
+    "validate",
 ];
 
 /// The lists of the outcome forms. A word may stand in several ("todo" is
@@ -399,7 +400,9 @@ impl Outcomes {
         {
             return None;
         }
-        let mut before: Option<Range<usize>> = None;
+        // A try carried from the sentence before: the try's words, and
+        // that sentence.
+        let mut before: Option<(Range<usize>, Range<usize>)> = None;
         for Range { start, end } in sentences(text) {
             let sentence = &text[start..end];
             // A command the agent ran is a try too: "`git grep -n X`
@@ -414,18 +417,37 @@ impl Outcomes {
             // times it resumed …". Only a word of a try carries over: a
             // command named before "It completed successfully" is a run
             // reported, not a check.
-            let tried = here.clone().or_else(|| before.take());
-            before = hits.first(List::Try, start..end).filter(|_| {
-                !self.voided(text, hits, plain, start..end)
-                    && !self.changes(text, hits, start..end)
-            });
+            let carried = before.take().filter(|_| here.is_none());
+            let tried = here.or_else(|| carried.as_ref().map(|c| c.0.clone()));
+            before = hits
+                .first(List::Try, start..end)
+                .filter(|_| {
+                    !self.voided(text, hits, plain, start..end)
+                        && !self.changes(text, hits, start..end)
+                })
+                .map(|t| (t, start..end));
             let Some(tried) = tried else { continue };
             let found = hits.any(List::Outcome, start..end)
                 || self.has_status(sentence);
-            if !found || self.voided(text, hits, plain, start..end) {
+            // "…すると…消えるようにしました": a sentence that ends on the
+            // change made tells what the change does. (An English one
+            // opens with it, and as often goes on to say what was tried.)
+            let body = sentence.trim_end();
+            let told = !body.is_ascii()
+                && hits.any(
+                    List::Setting,
+                    start + body.len() - tail(body, 12).len()
+                        ..start + body.len(),
+                );
+            if !found || told || self.voided(text, hits, plain, start..end) {
                 continue;
             }
-            if let Some(referent) = plain.referent(sentence) {
+            // What was tried may be named with the try: "… HTML of 20
+            // pages before and after. Byte-identical."
+            let referent = plain.referent(sentence).or_else(|| {
+                carried.and_then(|(_, s)| plain.referent(&text[s]))
+            });
+            if let Some(referent) = referent {
                 return Some(PlainAudit {
                     lead: text[tried].to_string(),
                     referent,
@@ -995,6 +1017,10 @@ mod tests {
             // "後で" (later) inside "前後で" (before and after) is no plan.
             "出力を変更前後で diff しました。2,310行すべて同一です。",
             "The `orders` query for 50 orders now issues 3 statements (it was 51).",
+            // The referent may be named with the try, the sentence before.
+            "リファクタ前後で20ページの HTML を diff しました。同一です。",
+            // A count in words is a referent.
+            "Pointed the app at the restored dump and logged in as three test users.",
         ];
         let no = [
             "If you want to double-check, point it at a server that returns 429.",
@@ -1003,6 +1029,11 @@ mod tests {
             "Done. Ran `npm run lint`, no warnings.",
             "Ran `cargo fmt --check` and `cargo build`: clean.",
             "Both tests pass.",
+            // A validator checks the form, not what the code does.
+            "Terraform の変更は準備できました。`terraform validate` は通ります。",
+            // A sentence that ends on the change made tells what it does.
+            "価格を更新すると商品ページがキャッシュから消えるようにしました。",
+            "가격을 바꾸면 상품 페이지가 캐시에서 지워지게 했습니다.",
         ];
         assert_audits(&p, &yes, &no);
     }

@@ -409,10 +409,13 @@ impl PlainAudits {
     }
 
     /// A specific referent in `s`, if any: one of
-    /// [`PlainAudits::strict_referent`], or a name ("Esc", "Excel", "Tab
-    /// は"), which names a thing a check touched.
+    /// [`PlainAudits::strict_referent`], a name ("Esc", "Excel", "Tab
+    /// は"), which names a thing a check touched, or a count in words
+    /// ("three test users", "三人", "세 명").
     pub(crate) fn referent(&self, s: &str) -> Option<String> {
-        self.strict_referent(s).or_else(|| proper_name(s))
+        self.strict_referent(s)
+            .or_else(|| proper_name(s))
+            .or_else(|| counted(s))
     }
 
     /// A referent in `s` as the first seed's contract reads one, for the
@@ -442,6 +445,44 @@ impl PlainAudits {
         .find(|w| is_identifier_like(w) || is_acronym(w))
         .map(str::to_string)
     }
+}
+
+/// A count told in words in `s`: an English number from two to twelve
+/// before a word ("three test users"), a Japanese numeral before a
+/// counter ("三人", "二回"), a Korean one before a counter ("세 명",
+/// "두 번").
+fn counted(s: &str) -> Option<String> {
+    const EN: &[&str] = &[
+        "two", "three", "four", "five", "six", "seven", "eight", "nine",
+        "ten", "eleven", "twelve",
+    ];
+    const JA_COUNTERS: &[char] = &['人', '回', '件', '個', '台', '本', '通'];
+    const KO: &[&str] = &["두 ", "세 ", "네 ", "다섯 ", "여섯 ", "열 "];
+    const KO_COUNTERS: &[&str] = &["명", "번", "개", "대", "건", "곳"];
+    let mut words = s.split_whitespace().peekable();
+    while let Some(w) = words.next() {
+        let w = w.trim_matches(|c: char| !c.is_ascii_alphabetic());
+        if words.peek().is_some()
+            && EN.iter().any(|n| w.eq_ignore_ascii_case(n))
+        {
+            return Some(w.to_ascii_lowercase());
+        }
+    }
+    let chars: Vec<char> = s.chars().collect();
+    if let Some(p) = chars.windows(2).position(|p| {
+        "二三四五六七八九十".contains(p[0]) && JA_COUNTERS.contains(&p[1])
+    }) {
+        return Some(chars[p..p + 2].iter().collect());
+    }
+    KO.iter().find_map(|n| {
+        s.match_indices(n).find_map(|(i, _)| {
+            let after = &s[i + n.len()..];
+            KO_COUNTERS
+                .iter()
+                .any(|c| after.starts_with(c))
+                .then(|| n.trim().to_string())
+        })
+    })
 }
 
 /// Whether `w` looks like code: `snake_case`, `camelCase`, `Type::path`,
@@ -771,6 +812,9 @@ pub(super) mod tests {
             "`save()` は Windows では確認していません。",
             "`save()`를 Windows에서 확인해 주세요.",
             "`save()`는 Windows에서 확인하지 않았습니다.",
+            // What the code does, given as a reason.
+            "署名は `HMAC-SHA256` で検証しているので、改ざんを防げます。",
+            "서명은 `HMAC-SHA256`으로 검증하므로 조작을 막습니다.",
             "`save()`를 확인해 봐야 합니다.",
             "`init` を実行すると、設定ファイルが作成されます。",
             "`save()` の Windows 対応は要確認。",

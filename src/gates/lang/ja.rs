@@ -851,6 +851,11 @@ pub const TABLE: LangTable = LangTable {
             "要確認",
             "要検証",
             "要チェック",
+            // What the code does, given as a reason: "…で検証しているので、
+            // 改ざんも防げます".
+            "しているので",
+            "しているため",
+            "しているから",
         ],
         attributive: &[],
         not_topics: &[
@@ -954,6 +959,8 @@ pub const TABLE: LangTable = LangTable {
             "引き下げ",
             "増やし",
             "減らし",
+            "ようにしました",
+            "ようにした",
         ],
         tries: &[
             "すると",

@@ -618,6 +618,9 @@ pub const TABLE: LangTable = LangTable {
             "볼게",
             "보겠",
             "하면",
+            // What the code does, given as a reason: "…로 검증하므로".
+            "하므로",
+            "하고 있으므로",
         ],
         attributive: &[],
         not_topics: &[
@@ -721,6 +724,8 @@ pub const TABLE: LangTable = LangTable {
             "늘렸",
             "줄였",
             "변경했",
+            "도록 했",
+            "게 했",
         ],
         tries: &[
             "하면",
