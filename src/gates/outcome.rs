@@ -1019,6 +1019,8 @@ mod tests {
             "The `orders` query for 50 orders now issues 3 statements (it was 51).",
             // The referent may be named with the try, the sentence before.
             "リファクタ前後で20ページの HTML を diff しました。同一です。",
+            "Filled Redis to its 256 MB limit; sessions survived.",
+            "킬 스위치를 켜자 5초 안에 결제 중이던 건 3개가 완료됐습니다.",
             // A count in words is a referent.
             "Pointed the app at the restored dump and logged in as three test users.",
         ];

@@ -373,6 +373,13 @@ impl PlainAudits {
     pub(crate) fn negated(&self, text: &str, m: KeywordMatch) -> bool {
         let (start, _) = sentence_bounds_within(text, m.start(), 64);
         let before = text[start..m.start()].to_ascii_lowercase();
+        // A negation in a clause the act is set against is not its own:
+        // "I haven't load-tested it, but functionally it's checked".
+        let before = CONTRASTS
+            .iter()
+            .filter_map(|c| before.rfind(c).map(|i| i + c.len()))
+            .max()
+            .map_or(before.as_str(), |i| &before[i..]);
         let negated_before = self.negations_before.iter().any(|n| {
             // "n't" ends a word ("wasn't", "couldn't"): it is glued to
             // what comes before it by nature.
@@ -446,6 +453,11 @@ impl PlainAudits {
         .map(str::to_string)
     }
 }
+
+/// What sets a clause against the one before it, for
+/// [`PlainAudits::negated`].
+const CONTRASTS: &[&str] =
+    &[" but ", "; ", "が、", "けど、", "지만 ", "지만, "];
 
 /// A count told in words in `s`: an English number from two to twelve
 /// before a word ("three test users"), a Japanese numeral before a
@@ -793,6 +805,8 @@ pub(super) mod tests {
             "Old and new exports of `report.csv` were identical.",
             "20分間、RSS は 140MB で横ばい。",
             "I double-clicked `Save`: only one `POST /orders` went out.",
+            // A negation in the clause set against it is not the act's.
+            "I haven't load-tested it, but functionally it's checked: a full refund sets `refunded`.",
             // "Only … not" tells what was checked, and no more.
             "`save()` は Chrome でしか確認していません。",
             "`save()`는 Chrome에서밖에 확인하지 않았습니다.",

@@ -1392,6 +1392,7 @@ pub const TABLE: LangTable = LangTable {
             "ten times",
             "searching for",
             "searched for",
+            "filled",
         ],
         outcomes: &[
             "identical",
@@ -1485,6 +1486,8 @@ pub const TABLE: LangTable = LangTable {
             "sorts before",
             "sorts after",
             "returns",
+            "prints",
+            "survived",
         ],
         hearsay: &[
             "by reading",

@@ -1014,6 +1014,7 @@ pub const TABLE: LangTable = LangTable {
             "アップロードし",
             "前後で",
             "プレビューで",
+            "照らし",
         ],
         outcomes: &[
             "一致",
@@ -1070,6 +1071,7 @@ pub const TABLE: LangTable = LangTable {
             "並び",
             "出て",
             "描画され",
+            "印刷され",
         ],
         hearsay: &[
             "ドキュメントを読",
