@@ -386,7 +386,7 @@ impl PlainAudits {
             let suffix = n.starts_with("n'");
             before
                 .match_indices(n)
-                .any(|(i, _)| suffix || is_word_at(&before, i, n.len()))
+                .any(|(i, _)| suffix || is_word_at(before, i, n.len()))
         });
         // A heading ("Audit:", "Audit —") is not negated by what it heads:
         // "Audit: nothing found" is a (hollow) audit, not "I audited
