@@ -1393,6 +1393,7 @@ pub const TABLE: LangTable = LangTable {
             "searching for",
             "searched for",
             "filled",
+            "clicked",
         ],
         outcomes: &[
             "identical",

@@ -1015,6 +1015,7 @@ pub const TABLE: LangTable = LangTable {
             "前後で",
             "プレビューで",
             "照らし",
+            "状態で",
         ],
         outcomes: &[
             "一致",
@@ -1072,6 +1073,8 @@ pub const TABLE: LangTable = LangTable {
             "出て",
             "描画され",
             "印刷され",
+            "返しました",
+            "返した",
         ],
         hearsay: &[
             "ドキュメントを読",
