@@ -1394,6 +1394,8 @@ pub const TABLE: LangTable = LangTable {
             "searched for",
             "filled",
             "clicked",
+            "walked",
+            "within",
         ],
         outcomes: &[
             "identical",

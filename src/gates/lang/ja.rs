@@ -1016,6 +1016,7 @@ pub const TABLE: LangTable = LangTable {
             "プレビューで",
             "照らし",
             "状態で",
+            "一通り",
         ],
         outcomes: &[
             "一致",

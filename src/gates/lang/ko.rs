@@ -795,6 +795,7 @@ pub const TABLE: LangTable = LangTable {
             "누르니",
             "눌렀더니",
             "눌렀",
+            "끝까지",
         ],
         outcomes: &[
             "일치",
