@@ -1020,6 +1020,7 @@ mod tests {
             // The referent may be named with the try, the sentence before.
             "リファクタ前後で20ページの HTML を diff しました。同一です。",
             "Filled Redis to its 256 MB limit; sessions survived.",
+            "Denied the prompt on reload: it falls back to the `CityPicker`.",
             "- PKCE：誤った `code_verifier` で始めると、`invalid_grant` を返しました。",
             "25개를 지우고 되돌리기를 누르니 25개 모두 돌아왔습니다.",
             "킬 스위치를 켜자 5초 안에 결제 중이던 건 3개가 완료됐습니다.",

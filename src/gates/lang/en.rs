@@ -1396,6 +1396,9 @@ pub const TABLE: LangTable = LangTable {
             "clicked",
             "walked",
             "within",
+            "on reload",
+            "after a reload",
+            "on a first visit",
         ],
         outcomes: &[
             "identical",
@@ -1491,6 +1494,8 @@ pub const TABLE: LangTable = LangTable {
             "returns",
             "prints",
             "survived",
+            "falls back",
+            "fell back",
         ],
         hearsay: &[
             "by reading",
