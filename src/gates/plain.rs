@@ -480,11 +480,15 @@ fn counted(s: &str) -> Option<String> {
             return Some(w.to_ascii_lowercase());
         }
     }
-    let chars: Vec<char> = s.chars().collect();
-    if let Some(p) = chars.windows(2).position(|p| {
-        "二三四五六七八九十".contains(p[0]) && JA_COUNTERS.contains(&p[1])
-    }) {
-        return Some(chars[p..p + 2].iter().collect());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if let Some(&counter) = chars.peek() {
+            if "二三四五六七八九十".contains(c)
+                && JA_COUNTERS.contains(&counter)
+            {
+                return Some([c, counter].iter().collect());
+            }
+        }
     }
     KO.iter().find_map(|n| {
         s.match_indices(n).find_map(|(i, _)| {
