@@ -540,3 +540,62 @@ fn reverify_gate_on_its_parts() {
     assert_bounds("reverify tune", &f.tune, 1.0, 1.0);
     assert_bounds("reverify test", &f.test, 0.98, 0.95);
 }
+
+/// Two messages without an audit, one after the other, are still no audit:
+/// a try word or a heading in one and an outcome or a referent in the next
+/// must not make one. Every ordered pair, in one language, of every
+/// seventh turn without an audit in the seen parts, judged by the audit
+/// and hollow gates as the hook runs them (the long text of
+/// `benches/hook_long_text.sh` once passed this way). The pairs that pass
+/// are printed; the floor is on their share (0.022 at ed9c5ea, 0.007
+/// now).
+#[test]
+fn audit_gate_on_pairs_of_messages_without_an_audit() {
+    let mut config = Config::default();
+    config.order = vec![Gate::Audit, Gate::Hollow];
+    let gates = Gates::new(&config).unwrap();
+    let blocks: Vec<Case> =
+        AUDIT_SEEN.iter().flat_map(|p| load(p)).filter(|c| c.block).collect();
+    let lang = |t: &str| {
+        if t.chars().any(|c| ('가'..='힣').contains(&c)) {
+            2
+        } else if t.is_ascii() {
+            0
+        } else {
+            1
+        }
+    };
+    // Every seventh turn, so that the pairs stay a few tens of thousands.
+    let sample: Vec<&Case> = blocks.iter().step_by(7).collect();
+    let (mut pairs, mut passed) = (0u32, vec![]);
+    for a in &sample {
+        for b in &sample {
+            if std::ptr::eq(*a, *b) || lang(&a.text) != lang(&b.text) {
+                continue;
+            }
+            let sep = if lang(&a.text) == 1 { "" } else { " " };
+            let case = Case {
+                block: true,
+                near: false,
+                prompt: a.prompt.clone(),
+                tools: a.tools.clone(),
+                text: format!("{}{sep}{}", a.text, b.text),
+                at: format!("{} + {}", a.at, b.at),
+            };
+            pairs += 1;
+            if !gate_blocks(&gates, &case) {
+                passed.push(case);
+            }
+        }
+    }
+    for c in passed.iter().take(10) {
+        println!("  pair passed ({}): {}", c.at, c.text);
+    }
+    let share = passed.len() as f64 / f64::from(pairs);
+    println!(
+        "audit pairs without an audit: {pairs} pairs, {} passed ({:.4})",
+        passed.len(),
+        share
+    );
+    assert!(share <= 0.01, "{} of {pairs} pairs passed", passed.len());
+}

@@ -177,6 +177,14 @@ impl Outcomes {
             .or_else(|| self.find_pairs(text, &hits, plain))
     }
 
+    /// Whether `statement` is an expectation, a plan or advice ("should
+    /// be fine", "I'll look at them later", "たぶん大丈夫です"), read as
+    /// [`Outcomes::unsure`] reads a sentence.
+    pub(crate) fn unsure_statement(&self, statement: &str) -> bool {
+        let hits = self.hits(statement);
+        self.unsure(statement, &hits, 0..statement.len())
+    }
+
     /// Where the words of every list stand in `text`, sorted by start.
     fn hits(&self, text: &str) -> Hits {
         let set = self.lexicon.get();

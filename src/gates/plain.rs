@@ -50,6 +50,7 @@ use super::patterns::{
 };
 use super::sentence::{
     ends_sentence, floor_boundary, is_word_at, sentence_bounds_within,
+    sentence_end_within,
 };
 use crate::error::Error;
 use crate::keywords::{KeywordMatch, KeywordSet};
@@ -218,6 +219,18 @@ impl PlainAudits {
                         continue;
                     };
                     if self.is_empty(body) {
+                        continue;
+                    }
+                    // A body on the heading's line that opens with a hedge
+                    // or a plan found nothing, whatever follows it
+                    // ("Edge cases: I'll look at them later. Added
+                    // `page`.").
+                    let first =
+                        &body[..sentence_end_within(body, 0, CLAUSE_WITHIN)];
+                    if !body.trim_start_matches([' ', '\t']).starts_with('\n')
+                        && self.referent(first).is_none()
+                        && self.outcomes.unsure_statement(first)
+                    {
                         continue;
                     }
                     self.referent(paragraph(body))
@@ -811,6 +824,8 @@ pub(super) mod tests {
             "I double-clicked `Save`: only one `POST /orders` went out.",
             // A negation in the clause set against it is not the act's.
             "I haven't load-tested it, but functionally it's checked: a full refund sets `refunded`.",
+            // A short verdict, then what it rests on.
+            "Risk: low. Only README.md and docs/usage.md changed.",
             // "Only … not" tells what was checked, and no more.
             "`save()` は Chrome でしか確認していません。",
             "`save()`는 Chrome에서밖에 확인하지 않았습니다.",
@@ -830,6 +845,11 @@ pub(super) mod tests {
             "`save()` は Windows では確認していません。",
             "`save()`를 Windows에서 확인해 주세요.",
             "`save()`는 Windows에서 확인하지 않았습니다.",
+            // A heading whose body opens with a hedge or a plan found
+            // nothing, whatever the next sentence names.
+            "Edge cases: I'll look at them in a follow-up. Added `page` to `ItemsQuery`.",
+            "安全性：たぶん大丈夫です。`a.rs` を更新しました。",
+            "보안 영향: 제가 보기엔 없습니다. `a.rs`를 고쳤습니다.",
             // What the code does, given as a reason.
             "署名は `HMAC-SHA256` で検証しているので、改ざんを防げます。",
             "서명은 `HMAC-SHA256`으로 검증하므로 조작을 막습니다.",

@@ -902,6 +902,8 @@ pub const TABLE: LangTable = LangTable {
             "いただけ",
             "いただき",
             "ますか",
+            "たぶん",
+            "多分",
         ],
         units: &[
             "件",

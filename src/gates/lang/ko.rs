@@ -664,6 +664,8 @@ pub const TABLE: LangTable = LangTable {
             "주시",
             "할까요",
             "보세요",
+            "보기엔",
+            "보기에는",
         ],
         units: &[
             "건",
