@@ -1062,6 +1062,7 @@ mod tests {
             // The referent may be named with the try, the sentence before.
             "リファクタ前後で20ページの HTML を diff しました。同一です。",
             "Filled Redis to its 256 MB limit; sessions survived.",
+            "`#bot-test` に投稿すると、Android でも列がそろっています。",
             "Denied the prompt on reload: it falls back to the `CityPicker`.",
             "- PKCE：誤った `code_verifier` で始めると、`invalid_grant` を返しました。",
             "25개를 지우고 되돌리기를 누르니 25개 모두 돌아왔습니다.",
@@ -1076,6 +1077,8 @@ mod tests {
             "Done. Ran `npm run lint`, no warnings.",
             "Ran `cargo fmt --check` and `cargo build`: clean.",
             "Both tests pass.",
+            // No way to try it is no try.
+            "`EBUSY` で再試行します。残念ながら試せる Windows マシンがありません。",
             // A validator checks the form, not what the code does.
             "Terraform の変更は準備できました。`terraform validate` は通ります。",
             // A sentence that ends on the change made tells what it does.

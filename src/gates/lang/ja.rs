@@ -829,6 +829,8 @@ pub const TABLE: LangTable = LangTable {
                 "確認できていません",
                 "検証できず",
                 "確認できず",
+                // "試せる…がありません", "試せませんでした": no way to try.
+                "試せ",
             ],
         },
         act_void: &[
@@ -1019,6 +1021,7 @@ pub const TABLE: LangTable = LangTable {
             "照らし",
             "状態で",
             "一通り",
+            "負荷をかけ",
         ],
         outcomes: &[
             "一致",
@@ -1078,6 +1081,8 @@ pub const TABLE: LangTable = LangTable {
             "印刷され",
             "返しました",
             "返した",
+            "そろって",
+            "揃って",
         ],
         hearsay: &[
             "ドキュメントを読",

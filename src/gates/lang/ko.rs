@@ -798,6 +798,7 @@ pub const TABLE: LangTable = LangTable {
             "눌렀더니",
             "눌렀",
             "끝까지",
+            "부하를 걸",
         ],
         outcomes: &[
             "일치",
