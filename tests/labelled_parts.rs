@@ -441,12 +441,13 @@ const AUDIT_SEEN: &[&str] = &[
     "audit-test28.tsv",
     "audit-test29.tsv",
     "audit-test30.tsv",
+    "audit-test31.tsv",
 ];
 
 /// The audit gate's held-out part, its misses never read:
-/// `audit-test31.tsv`, written before `audit-test30.tsv`'s misses were
+/// `audit-test32.tsv`, written before `audit-test31.tsv`'s misses were
 /// read.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test31.tsv"];
+const AUDIT_HELD_OUT: &[&str] = &["audit-test32.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {
@@ -495,15 +496,14 @@ fn audit_gate_on_its_parts() {
     // The seen parts, fitted to (their remaining misses are audits told
     // as a behaviour with no try or outcome word, or with the referent in
     // another sentence). Each part that joins them brings misses that no
-    // round removed: 0.981 over 21 parts, 0.963 over 26, 0.959 over 33.
+    // round removed: 0.981 over 21 parts, 0.963 over 26, 0.958 over 34.
     assert_bounds("audit tune", &f.tune, 0.95, 0.99);
-    // Below the target (0.98, 0.95): on the held-out part one
-    // block in eight is still a real audit told in words no table holds,
-    // and two turns in 36 without an audit pass (precision 0.872, recall
-    // 0.944 on its first run, and again after the round fitted to the
-    // part before it; the six parts before it gave precision 0.800 to
-    // 0.921, recall 0.917 to 1.000 on their first runs). A floor, not a
-    // goal.
+    // Below the target (0.98, 0.95): on the held-out part, 2 of
+    // its 37 blocks are real audits told in words no table holds, and one
+    // turn in 36 without an audit passes (precision 0.946, recall 0.972
+    // on its first run, and again after the round fitted to the part
+    // before it; the seven parts before it gave precision 0.800 to 0.921,
+    // recall 0.917 to 1.000 on their first runs). A floor, not a goal.
     assert_bounds("audit test", &f.test, 0.8, 0.9);
 }
 

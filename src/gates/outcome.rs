@@ -568,6 +568,7 @@ impl Outcomes {
         hits.any(List::Reason, span.clone())
             || is_question(&text[span.end..])
             || hygiene_only(sentence)
+            || suite_only(sentence)
             || self.unsure(text, hits, span)
             || plain.unverified(sentence)
     }
@@ -782,6 +783,8 @@ fn tells_an_act(text: &str, tried: Range<usize>, span: Range<usize>) -> bool {
     let sentence = text[span.clone()].trim();
     if sentence.is_ascii() {
         let lead = &text[span.start..tried.start];
+        // A heading before it is not the act's ("Offline: loaded …").
+        let lead = lead.split_once(": ").map_or(lead, |(_, rest)| rest);
         let words: Vec<&str> = lead.split_whitespace().collect();
         return match words.as_slice() {
             [] => true,
@@ -976,6 +979,52 @@ pub(crate) fn hygiene_only(sentence: &str) -> bool {
     spans > 0 && !outside_digit
 }
 
+/// The runners of a whole test suite, and the words a bare run of one may
+/// hold besides: `cargo test`, `npm test`, `go test ./...`, `pytest -q`.
+const SUITE_RUNNERS: &[&str] =
+    &["test", "tests", "pytest", "jest", "vitest", "rspec", "phpunit"];
+const SUITE_WORDS: &[&str] = &[
+    "cargo",
+    "npm",
+    "yarn",
+    "pnpm",
+    "go",
+    "mix",
+    "make",
+    "run",
+    "bun",
+    "deno",
+    "--all",
+    "--workspace",
+    "./...",
+    "-q",
+    "--quiet",
+];
+
+/// Whether every code span of `sentence` is a bare run of a whole test
+/// suite ("- `cargo test`: 231 passed"): a green suite, which tells that
+/// the tests pass, not what was checked.
+pub(crate) fn suite_only(sentence: &str) -> bool {
+    let mut spans = 0;
+    for (i, part) in sentence.split('`').enumerate() {
+        if i % 2 == 1 {
+            spans += 1;
+            let words = part.split_whitespace();
+            let mut runner = false;
+            for w in words {
+                runner |= SUITE_RUNNERS.contains(&w);
+                if !(SUITE_RUNNERS.contains(&w) || SUITE_WORDS.contains(&w)) {
+                    return false;
+                }
+            }
+            if !runner {
+                return false;
+            }
+        }
+    }
+    spans > 0
+}
+
 /// The last `n` characters of `s`.
 fn tail(s: &str, n: usize) -> &str {
     let from =
@@ -1063,6 +1112,9 @@ mod tests {
             "リファクタ前後で20ページの HTML を diff しました。同一です。",
             "Filled Redis to its 256 MB limit; sessions survived.",
             "`#bot-test` に投稿すると、Android でも列がそろっています。",
+            // A heading before the act does not keep its try from the next
+            // sentence.
+            "Lifecycle: listed it with `aws s3api get-bucket-lifecycle-configuration`; objects under `tmp/` were gone.",
             "Denied the prompt on reload: it falls back to the `CityPicker`.",
             "- PKCE：誤った `code_verifier` で始めると、`invalid_grant` を返しました。",
             "25개를 지우고 되돌리기를 누르니 25개 모두 돌아왔습니다.",
@@ -1077,6 +1129,9 @@ mod tests {
             "Done. Ran `npm run lint`, no warnings.",
             "Ran `cargo fmt --check` and `cargo build`: clean.",
             "Both tests pass.",
+            // A green suite tells that the tests pass, not what was checked.
+            "## Testing\n- `cargo test`: 231 passed.",
+            "## テスト\n- `cargo test`：231件成功。",
             // No way to try it is no try.
             "`EBUSY` で再試行します。残念ながら試せる Windows マシンがありません。",
             // A validator checks the form, not what the code does.

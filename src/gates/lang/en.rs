@@ -1496,6 +1496,9 @@ pub const TABLE: LangTable = LangTable {
             "survived",
             "falls back",
             "fell back",
+            "were gone",
+            "was gone",
+            "are gone",
         ],
         hearsay: &[
             "by reading",

@@ -1022,6 +1022,8 @@ pub const TABLE: LangTable = LangTable {
             "状態で",
             "一通り",
             "負荷をかけ",
+            "順不同",
+            "再生し",
         ],
         outcomes: &[
             "一致",

@@ -799,6 +799,8 @@ pub const TABLE: LangTable = LangTable {
             "눌렀",
             "끝까지",
             "부하를 걸",
+            "섞어",
+            "재생했",
         ],
         outcomes: &[
             "일치",
