@@ -25,10 +25,14 @@
 //!   the first 10 get 401", "`kill -9` して再起動すると、…から再処理され",
 //!   "두 개를 동시에 띄웠더니 … 찍고"); the try may stand alone in the
 //!   sentence before ("Fired 30 bad logins with `hey`. The first 10 get
-//!   401."), when that sentence is no change told and not voided.
-//!   Advice, a question, a hedge, a cause given anywhere in it
-//!   ("…にしたので、2回流しても問題ありません"), a clean lint or build,
-//!   and a sentence that says the work is unverified are none;
+//!   401."), with the referent in either, when that sentence tells an act
+//!   (see [`tells_an_act`]), no change and nothing voided. Advice, a
+//!   question, a hedge, a cause given anywhere in it
+//!   ("…にしたので、2回流しても問題ありません"), a clean lint, build or
+//!   validation, a bare run of the whole test suite ("`cargo test`: 231
+//!   passed"), a Japanese or Korean sentence that ends on the change made
+//!   ("…ようにしました"), and a sentence that says the work is unverified
+//!   are none;
 //! * **then and now**: a sentence that sets what is seen against what was
 //!   before, or says something stopped, with an outcome or two numbers,
 //!   and names a referent ("it used to run 51", "以前は `????` になって
@@ -979,10 +983,13 @@ pub(crate) fn hygiene_only(sentence: &str) -> bool {
     spans > 0 && !outside_digit
 }
 
-/// The runners of a whole test suite, and the words a bare run of one may
-/// hold besides: `cargo test`, `npm test`, `go test ./...`, `pytest -q`.
+/// The runners of a whole test suite: the `test` of `cargo test`, `npm
+/// test`, `go test ./...`, or a runner of its own (`pytest`, `jest`).
 const SUITE_RUNNERS: &[&str] =
     &["test", "tests", "pytest", "jest", "vitest", "rspec", "phpunit"];
+
+/// The words a bare run of a whole suite may hold besides its runner: the
+/// tool and the flags that run everything.
 const SUITE_WORDS: &[&str] = &[
     "cargo",
     "npm",
