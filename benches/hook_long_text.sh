@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Stop hook's instructions on a turn whose final text is long (4.3 KB
-# of English and Japanese change description) and holds no audit, so the
+# of English and Japanese change description, drawn from the sentences of
+# fixtures/text/long-change-*.txt) and holds no audit, so the
 # audit gate tries every form of plain-language audit on all of it. A
 # measure of the gates' own cost per text, which the floor's one-line text
 # (benches/hook_floor.sh) does not show.
@@ -23,19 +24,8 @@ python3 - "$work" <<'PY'
 import json, random, sys
 work = sys.argv[1]
 random.seed(1)
-en = ["Refactored the `Session` struct so that the lifetimes are simpler to follow.",
-      "The old code kept a reference to the pool in two places, which made the borrow checker unhappy.",
-      "Now `Pool::get` returns a guard that releases the connection on drop.",
-      "I also renamed `conn_id` to `connection_id` everywhere for clarity.",
-      "The error type gained a variant for timeouts, with a message that names the host.",
-      "Logging moved from `println!` to `tracing`, with spans around each request.",
-      "Config loading now reads `APP_POOL_SIZE` with a default of 16.",
-      "The README has a new section on pooling and an example with 4 workers."]
-ja = ["`Session` 構造体を整理して、ライフタイムを追いやすくしました。",
-      "古いコードはプールへの参照を2か所で持っていたため、借用チェッカが通りませんでした。",
-      "`Pool::get` は、ドロップ時に接続を返すガードを返すようになりました。",
-      "分かりやすさのため `conn_id` を `connection_id` に改名しました。",
-      "エラー型にタイムアウトのバリアントを追加し、ホスト名をメッセージに含めました。"]
+en = open("fixtures/text/long-change-en.txt", encoding="utf-8").read().splitlines()
+ja = open("fixtures/text/long-change-ja.txt", encoding="utf-8").read().splitlines()
 text = " ".join(random.choice(en) for _ in range(30)) + "\n\n" + "".join(random.choice(ja) for _ in range(20))
 common = {"sessionId": "s", "cwd": "/tmp/x"}
 lines = [
