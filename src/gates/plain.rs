@@ -138,6 +138,9 @@ pub(crate) struct PlainAudits {
     attributive: Vec<&'static str>,
     /// What makes a check hearsay ("by reading the docs"), lowercased.
     hearsay: Vec<&'static str>,
+    /// A document named as the proof, lowercased: see
+    /// [`PlainTable::sources`](super::lang::PlainTable::sources).
+    sources: Vec<&'static str>,
     /// Audits told by their outcome: see [`outcome`](super::outcome).
     outcomes: Outcomes,
 }
@@ -195,6 +198,7 @@ impl PlainAudits {
             act_void: collect(|t| t.plain.act_void).collect(),
             attributive: collect(|t| t.plain.attributive).collect(),
             hearsay: collect(|t| t.plain.hearsay).collect(),
+            sources: collect(|t| t.plain.sources).collect(),
             outcomes: Outcomes::new(tables, dfa)?,
         })
     }
@@ -291,13 +295,17 @@ impl PlainAudits {
     fn hearsay(&self, text: &str, at: usize) -> bool {
         let (start, end) = sentence_bounds_within(text, at, CLAUSE_WITHIN);
         let sentence = &text[start..end.max(at)];
-        // Code or a number is something to show: looked at first, as most
-        // checks have one.
-        if sentence.bytes().any(|b| b == b'`' || b.is_ascii_digit()) {
+        // Code is something to show, and a number too, unless a document
+        // is named as the proof: looked at first, as most checks have one.
+        if sentence.contains('`') {
             return false;
         }
         let lower = sentence.to_lowercase();
-        self.hearsay.iter().any(|w| holds(&lower, w))
+        if self.sources.iter().any(|w| holds(&lower, w)) {
+            return true;
+        }
+        !sentence.bytes().any(|b| b.is_ascii_digit())
+            && self.hearsay.iter().any(|w| holds(&lower, w))
     }
 
     /// Whether a phrase that voids an act overlaps `span` of `text`: only
@@ -474,16 +482,16 @@ const CONTRASTS: &[&str] =
 
 /// A count told in words in `s`: an English number from two to twelve
 /// before a word ("three test users"), a Japanese numeral before a
-/// counter ("三人", "二回"), a Korean one before a counter ("세 명",
-/// "두 번").
+/// counter ("三人", "二回", "二つ"), a Korean one before a word ("세 명",
+/// "두 파일").
 fn counted(s: &str) -> Option<String> {
     const EN: &[&str] = &[
         "two", "three", "four", "five", "six", "seven", "eight", "nine",
         "ten", "eleven", "twelve",
     ];
-    const JA_COUNTERS: &[char] = &['人', '回', '件', '個', '台', '本', '通'];
+    const JA_COUNTERS: &[char] =
+        &['人', '回', '件', '個', '台', '本', '通', 'つ'];
     const KO: &[&str] = &["두 ", "세 ", "네 ", "다섯 ", "여섯 ", "열 "];
-    const KO_COUNTERS: &[&str] = &["명", "번", "개", "대", "건", "곳"];
     let mut words = s.split_whitespace().peekable();
     while let Some(w) = words.next() {
         let w = w.trim_matches(|c: char| !c.is_ascii_alphabetic());
@@ -503,15 +511,20 @@ fn counted(s: &str) -> Option<String> {
             }
         }
     }
+    // The numeral is a word of its own ("열 " is no "열" inside "전열 "),
+    // and a Hangul word follows it.
     KO.iter().find_map(|n| {
         s.match_indices(n).find_map(|(i, _)| {
-            let after = &s[i + n.len()..];
-            KO_COUNTERS
-                .iter()
-                .any(|c| after.starts_with(c))
-                .then(|| n.trim().to_string())
+            let own = s[..i].chars().next_back().is_none_or(|c| !is_hangul(c));
+            let after = s[i + n.len()..].chars().next();
+            (own && after.is_some_and(is_hangul)).then(|| n.trim().to_string())
         })
     })
+}
+
+/// Whether `c` is a Hangul syllable.
+fn is_hangul(c: char) -> bool {
+    ('\u{AC00}'..='\u{D7A3}').contains(&c)
 }
 
 /// Whether `w` looks like code: `snake_case`, `camelCase`, `Type::path`,

@@ -731,6 +731,7 @@ pub const TABLE: LangTable = LangTable {
         ],
         tries: &[
             "하면",
+            "도중에",
             "해도",
             "더니",
             "보니",
@@ -848,6 +849,12 @@ pub const TABLE: LangTable = LangTable {
             "돌아왔",
         ],
         hearsay: &["문서를", "문서대로", "명세를 읽"],
+        sources: &[
+            "가이드라인대로",
+            "가이드라인에 따르면",
+            "문서에 따르면",
+            "문서에 나와 있듯이",
+        ],
         reasons: &["했으니", "었으니", "았으니", "였으니", "니까", "때문에"],
         then: &[
             "예전에는",

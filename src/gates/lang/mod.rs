@@ -133,6 +133,10 @@ pub struct PlainTable {
     /// "ドキュメントを読", "문서를 … 읽고"). A check told with one counts
     /// only with a number or code beside it.
     pub hearsay: &'static [&'static str],
+    /// A document named as what shows a behaviour ("as the guidelines
+    /// say", "ドキュメントによると", "문서에 따르면"): hearsay whatever
+    /// figures the sentence holds, unless it shows code.
+    pub sources: &'static [&'static str],
     /// What makes a sentence reasoning rather than a try: a cause given
     /// for what would happen ("…にしたので、2回流しても問題ありません",
     /// "했으니 죽어도 …"). A sentence with one is no try, whatever it
