@@ -31,7 +31,8 @@
 //!   ("…にしたので、2回流しても問題ありません"), a clean lint, build or
 //!   validation, a bare run of the whole test suite ("`cargo test`: 231
 //!   passed"), a Japanese or Korean sentence that ends on the change made
-//!   ("…ようにしました"), and a sentence that says the work is unverified
+//!   ("…ようにしました"), a sentence that says the work is unverified,
+//!   and one that names a document as the proof ("as the guidelines say")
 //!   are none;
 //! * **then and now**: a sentence that sets what is seen against what was
 //!   before, or says something stopped, with an outcome or two numbers,
@@ -208,9 +209,10 @@ impl Outcomes {
         hits.sort_unstable_by_key(|h| (h.span.start, h.span.end));
         // A Japanese or Korean word inside a longer one of another list
         // is part of it: "後で" (later) in "前後で" (before and after).
+        // So is an English hedge inside an outcome: "you" in "you get".
         // Words are short, so the longer one starts at most a few bytes
         // before.
-        let inside = |h: &Hit| {
+        let inside = |h: &Hit, of: Option<List>| {
             let from = hits
                 .partition_point(|o| o.span.start + LONGEST_WORD < h.span.end);
             hits[from..]
@@ -218,13 +220,20 @@ impl Outcomes {
                 .take_while(|o| o.span.start <= h.span.start)
                 .any(|o| {
                     o.list != h.list
+                        && of.is_none_or(|l| o.list == l)
                         && o.span.len() > h.span.len()
                         && o.span.end >= h.span.end
                 })
         };
         let keep: Vec<bool> = hits
             .iter()
-            .map(|h| text[h.span.clone()].is_ascii() || !inside(h))
+            .map(|h| {
+                if text[h.span.clone()].is_ascii() {
+                    h.list != List::Unsure || !inside(h, Some(List::Outcome))
+                } else {
+                    !inside(h, None)
+                }
+            })
             .collect();
         let mut keep = keep.into_iter();
         hits.retain(|_| keep.next().unwrap_or(true));
@@ -575,6 +584,7 @@ impl Outcomes {
             || suite_only(sentence)
             || self.unsure(text, hits, span)
             || plain.unverified(sentence)
+            || plain.sourced(sentence)
     }
 
     /// Whether `s` names an HTTP status as a result ("both 200", "gets
@@ -1116,9 +1126,21 @@ mod tests {
             "킬 스위치를 켜자 5초 안에 결제 중이던 건 3개가 완료됐습니다.",
             // A count in words is a referent.
             "Pointed the app at the restored dump and logged in as three test users.",
+            // What a user sees is an outcome; a perturbation mid-something
+            // is a try.
+            "Saving a title of `<b>hi</b>` comes out as literal text; you get `&lt;b&gt;` in the HTML.",
+            "Cut the network mid-upload: the 3 parts already sent were kept.",
+            "サーバーを2回落としてみました。クライアントは同じルームに戻っています。",
+            "전각 `Ａ`로 가입하면 기존 `A`와 겹쳐서 오류가 납니다.",
         ];
         let no = [
             "If you want to double-check, point it at a server that returns 429.",
+            // A condition on what the user sees is advice.
+            "Rollback: run `git revert` if you see errors.",
+            // What the user saw is not the agent's check.
+            "Debounced the input at 300 ms; that takes care of the flicker you saw.",
+            // A document named as the proof.
+            "Keys are kept for 24 hours and replayed on retries, as the guidelines say.",
             "お手元の iPhone で試していただけますか？",
             "When I ran `make e2e` it failed to start, so this is unverified.",
             "Done. Ran `npm run lint`, no warnings.",

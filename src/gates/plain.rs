@@ -295,17 +295,27 @@ impl PlainAudits {
     fn hearsay(&self, text: &str, at: usize) -> bool {
         let (start, end) = sentence_bounds_within(text, at, CLAUSE_WITHIN);
         let sentence = &text[start..end.max(at)];
-        // Code is something to show, and a number too, unless a document
-        // is named as the proof: looked at first, as most checks have one.
+        // Code or a number is something to show: looked at first, as most
+        // checks have one. A number is not, when a document is named as
+        // the proof.
+        if self.sourced(sentence) {
+            return true;
+        }
+        if sentence.bytes().any(|b| b == b'`' || b.is_ascii_digit()) {
+            return false;
+        }
+        let lower = sentence.to_lowercase();
+        self.hearsay.iter().any(|w| holds(&lower, w))
+    }
+
+    /// Whether `sentence` names a document as what shows a behaviour ("as
+    /// the guidelines say") and shows no code.
+    pub(crate) fn sourced(&self, sentence: &str) -> bool {
         if sentence.contains('`') {
             return false;
         }
         let lower = sentence.to_lowercase();
-        if self.sources.iter().any(|w| holds(&lower, w)) {
-            return true;
-        }
-        !sentence.bytes().any(|b| b.is_ascii_digit())
-            && self.hearsay.iter().any(|w| holds(&lower, w))
+        self.sources.iter().any(|w| holds(&lower, w))
     }
 
     /// Whether a phrase that voids an act overlaps `span` of `text`: only

@@ -732,6 +732,7 @@ pub const TABLE: LangTable = LangTable {
         tries: &[
             "하면",
             "도중에",
+            "봤습니다",
             "해도",
             "더니",
             "보니",
@@ -805,6 +806,12 @@ pub const TABLE: LangTable = LangTable {
         ],
         outcomes: &[
             "일치",
+            "오류가 납니다",
+            "에러가 납니다",
+            "오류가 났",
+            "에러가 났",
+            "끝납니다",
+            "찍고",
             "같",
             "그대로",
             "정확히",
