@@ -209,7 +209,9 @@ impl Outcomes {
         hits.sort_unstable_by_key(|h| (h.span.start, h.span.end));
         // A Japanese or Korean word inside a longer one of another list
         // is part of it: "後で" (later) in "前後で" (before and after).
-        // So is an English hedge inside an outcome: "you" in "you get".
+        // So is an English hedge inside an outcome ("you" in "you get"),
+        // and a change inside a try ("switched" in "switched the
+        // locale").
         // Words are short, so the longer one starts at most a few bytes
         // before.
         let inside = |h: &Hit, of: Option<List>| {
@@ -229,7 +231,11 @@ impl Outcomes {
             .iter()
             .map(|h| {
                 if text[h.span.clone()].is_ascii() {
-                    h.list != List::Unsure || !inside(h, Some(List::Outcome))
+                    match h.list {
+                        List::Unsure => !inside(h, Some(List::Outcome)),
+                        List::NotTopic => !inside(h, Some(List::Try)),
+                        _ => true,
+                    }
                 } else {
                     !inside(h, None)
                 }
@@ -1132,6 +1138,9 @@ mod tests {
             "Cut the network mid-upload: the 3 parts already sent were kept.",
             "サーバーを2回落としてみました。クライアントは同じルームに戻っています。",
             "전각 `Ａ`로 가입하면 기존 `A`와 겹쳐서 오류가 납니다.",
+            // A setting of the environment switched is a try, not a change.
+            "Switched the locale to Hebrew: the menu moves to the right and the prices stay left-to-right.",
+            "管理者以外のユーザーで `DELETE` しようとすると `permission denied` で弾かれます。",
         ];
         let no = [
             "If you want to double-check, point it at a server that returns 429.",

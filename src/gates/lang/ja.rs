@@ -453,6 +453,10 @@ pub const TABLE: LangTable = LangTable {
             "しかテストしていません",
         ],
         failure_modes: &[
+            "RTL",
+            "右から左",
+            "左から右",
+            "ロケール",
             "競合",
             "ロック",
             "排他",
@@ -647,6 +651,7 @@ pub const TABLE: LangTable = LangTable {
                     "食わせ",
                     "負荷をかけ",
                     "触っ",
+                    "操作し",
                 ],
                 &[
                     "た",
@@ -1031,6 +1036,11 @@ pub const TABLE: LangTable = LangTable {
             "再生し",
         ],
         outcomes: &[
+            "のままです",
+            "のままでした",
+            "弾かれ",
+            "はじかれ",
+            "読み上げられ",
             "一致",
             "同じ",
             "変わらない",

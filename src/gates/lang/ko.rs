@@ -379,6 +379,10 @@ pub const TABLE: LangTable = LangTable {
             "밖에 시험하지",
         ],
         failure_modes: &[
+            "RTL",
+            "오른쪽에서 왼쪽",
+            "왼쪽에서 오른쪽",
+            "로케일",
             "경쟁",
             "락",
             "잠금",
@@ -730,6 +734,10 @@ pub const TABLE: LangTable = LangTable {
             "게 했",
         ],
         tries: &[
+            "쓰면",
+            "바꾸니",
+            "켜니",
+            "끄니",
             "하면",
             "도중에",
             "봤습니다",
@@ -805,6 +813,10 @@ pub const TABLE: LangTable = LangTable {
             "재생했",
         ],
         outcomes: &[
+            "막힙니다",
+            "막혔",
+            "뒤집혔",
+            "뜹니다",
             "일치",
             "오류가 납니다",
             "에러가 납니다",
