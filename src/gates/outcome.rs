@@ -277,6 +277,7 @@ impl Outcomes {
             };
             let body = &text[from..to];
             if plain.is_empty(body)
+                || plain.sourced(body)
                 || self.changes(text, hits, from..to)
                 || self.unsure(text, hits, from..to)
                 || !is_statement(body)
@@ -1141,6 +1142,8 @@ mod tests {
             // A setting of the environment switched is a try, not a change.
             "Switched the locale to Hebrew: the menu moves to the right and the prices stay left-to-right.",
             "管理者以外のユーザーで `DELETE` しようとすると `permission denied` で弾かれます。",
+            "Searching `ĳ` now finds `ij` too; before, the query returned nothing.",
+            "휴대폰 시계를 40초 늦추면 코드가 거부됩니다.",
         ];
         let no = [
             "If you want to double-check, point it at a server that returns 429.",
@@ -1150,6 +1153,8 @@ mod tests {
             "Debounced the input at 300 ms; that takes care of the flicker you saw.",
             // A document named as the proof.
             "Keys are kept for 24 hours and replayed on retries, as the guidelines say.",
+            "Clock drift: allowed ±2 steps, as RFC 6238 recommends.",
+            "リトライ：推奨どおり 3 回までにしました。",
             "お手元の iPhone で試していただけますか？",
             "When I ran `make e2e` it failed to start, so this is unverified.",
             "Done. Ran `npm run lint`, no warnings.",

@@ -1331,6 +1331,7 @@ pub const TABLE: LangTable = LangTable {
             "changes",
         ],
         tries: &[
+            "searching",
             "switched the locale",
             "set the locale",
             "changed the locale",
@@ -1562,6 +1563,11 @@ pub const TABLE: LangTable = LangTable {
             "according to the docs",
         ],
         sources: &[
+            "as rfc",
+            "per rfc",
+            "rfc recommends",
+            "as recommended",
+            "recommended by",
             "guidelines say",
             "docs say",
             "as documented",

@@ -1036,6 +1036,7 @@ pub const TABLE: LangTable = LangTable {
             "再生し",
         ],
         outcomes: &[
+            "結果は",
             "のままです",
             "のままでした",
             "弾かれ",
@@ -1108,6 +1109,9 @@ pub const TABLE: LangTable = LangTable {
             "ドキュメントどおり",
         ],
         sources: &[
+            "推奨どおり",
+            "推奨通り",
+            "の推奨に従",
             "ガイドラインの通り",
             "ガイドラインどおり",
             "ガイドラインに書かれている通り",
