@@ -446,12 +446,13 @@ const AUDIT_SEEN: &[&str] = &[
     "audit-test33.tsv",
     "audit-test34.tsv",
     "audit-test35.tsv",
+    "audit-test36.tsv",
 ];
 
 /// The audit gate's held-out part, its misses never read:
-/// `audit-test36.tsv`, written before `audit-test35.tsv`'s misses were
+/// `audit-test37.tsv`, written before `audit-test36.tsv`'s misses were
 /// read.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test36.tsv", "audit-test37.tsv"];
+const AUDIT_HELD_OUT: &[&str] = &["audit-test37.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {

@@ -68,8 +68,9 @@ use super::sentence::{
 };
 use crate::error::Error;
 
-/// How far either way of a byte its sentence is looked for, in bytes.
-const SENTENCE_WITHIN: usize = 240;
+/// How far either way of a byte its sentence is looked for, in bytes: a
+/// Japanese sentence of 150 characters takes 450.
+const SENTENCE_WITHIN: usize = 480;
 
 /// The longest word of the outcome lists, in bytes, with room to spare:
 /// how far before a word a longer one holding it may start.
@@ -510,13 +511,20 @@ impl Outcomes {
             // sentence before: "… the same 88 MB. Before the fix it grew
             // to 1.4 GB."
             let last = floor_boundary(text, start.saturating_sub(1));
-            let before = &text
-                [sentence_bounds_within(text, last, SENTENCE_WITHIN).0..start];
+            let from = sentence_bounds_within(text, last, SENTENCE_WITHIN).0;
+            let before = &text[from..start];
+            // So may what is seen now, with its referent: "`n` is 12, as
+            // at the start. It used to grow by one per request."
+            let now_before = start > 0
+                && hits.any(List::Outcome, from..start)
+                && !self.changes(text, hits, from..start)
+                && !self.voided(text, hits, plain, from..start);
             let numbers = self.quantities(sentence).len();
             let observed = hits.any(List::Outcome, start..end)
                 || numbers >= 2
                 || (numbers == 1 && !self.quantities(before).is_empty())
-                || self.has_status(sentence);
+                || self.has_status(sentence)
+                || now_before;
             // "Removed `x`, which is no longer …" is a change told.
             if !observed
                 || self.changes(text, hits, start..end)
@@ -524,7 +532,10 @@ impl Outcomes {
             {
                 continue;
             }
-            if let Some(referent) = plain.referent(sentence) {
+            let referent = plain.referent(sentence).or_else(|| {
+                now_before.then(|| plain.referent(before)).flatten()
+            });
+            if let Some(referent) = referent {
                 return Some(PlainAudit {
                     lead: text[mark.span.clone()].to_string(),
                     referent,
@@ -1144,6 +1155,10 @@ mod tests {
             "管理者以外のユーザーで `DELETE` しようとすると `permission denied` で弾かれます。",
             "Searching `ĳ` now finds `ij` too; before, the query returned nothing.",
             "휴대폰 시계를 40초 늦추면 코드가 거부됩니다.",
+            // What is seen now, then what was seen before.
+            "요청 1만 개 뒤의 `open_fds()`는 41로 시작할 때와 같습니다. 예전에는 요청마다 하나씩 늘었습니다.",
+            // A long Japanese sentence is one sentence.
+            "レプリカのレプリケーションを30秒止めてみると、最新のデータが必要な読み込みはすべてプライマリに行き（pg_stat_activity で確認済み）、画面の上部には「データが遅れている可能性があります」という黄色のバナーが出ました。",
         ];
         let no = [
             "If you want to double-check, point it at a server that returns 429.",
@@ -1154,6 +1169,9 @@ mod tests {
             // A document named as the proof.
             "Keys are kept for 24 hours and replayed on retries, as the guidelines say.",
             "Clock drift: allowed ±2 steps, as RFC 6238 recommends.",
+            // "It is enough to add it" is advice.
+            "다른 필드는 나중에 `REDACT_FIELDS`에 추가하면 됩니다.",
+            "ほかの項目は `REDACT_FIELDS` に追加すればよいです。",
             "リトライ：推奨どおり 3 回までにしました。",
             "お手元の iPhone で試していただけますか？",
             "When I ran `make e2e` it failed to start, so this is unverified.",

@@ -652,6 +652,8 @@ pub const TABLE: LangTable = LangTable {
             "파일",
         ],
         unsure: &[
+            "면 됩니다",
+            "면 돼요",
             "것 같",
             "겁니다",
             "거예요",
@@ -734,6 +736,10 @@ pub const TABLE: LangTable = LangTable {
             "게 했",
         ],
         tries: &[
+            "들어오면",
+            "들어가면",
+            "접속하면",
+            "로그인하면",
             "결과는",
             "늦추면",
             "당기면",
@@ -827,6 +833,7 @@ pub const TABLE: LangTable = LangTable {
             "재생했",
         ],
         outcomes: &[
+            "하나도",
             "결과는",
             "막힙니다",
             "막혔",
