@@ -357,7 +357,10 @@ impl Outcomes {
             });
             from..from + second
         } else {
-            from + body.len() - tail(body, 8).len()..from + body.len()
+            // A note in brackets after the verb is not where it ends:
+            // "追加済み（最大3回）".
+            let verb = strip_note(body);
+            from + verb.len() - tail(verb, 8).len()..from + verb.len()
         };
         hits.any(List::NotTopic, range)
     }
@@ -1049,6 +1052,13 @@ pub(crate) fn suite_only(sentence: &str) -> bool {
 }
 
 /// The last `n` characters of `s`.
+/// `s` without a note in brackets at its end: "追加済み（最大3回）" →
+/// "追加済み".
+fn strip_note(s: &str) -> &str {
+    let Some(body) = s.strip_suffix([')', '）']) else { return s };
+    body.rfind(['(', '（']).map_or(s, |open| s[..open].trim_end())
+}
+
 fn tail(s: &str, n: usize) -> &str {
     let from =
         s.char_indices().rev().nth(n.saturating_sub(1)).map_or(0, |(i, _)| i);
@@ -1155,6 +1165,9 @@ mod tests {
             "管理者以外のユーザーで `DELETE` しようとすると `permission denied` で弾かれます。",
             "Searching `ĳ` now finds `ij` too; before, the query returned nothing.",
             "휴대폰 시계를 40초 늦추면 코드가 거부됩니다.",
+            // A note in brackets tells the act ("（…で確認）").
+            "DOM 上の行は常に60行前後です（Elements パネルで確認）。",
+            "Typed into the form, killed the tab, reopened it: the draft was there, 2 s of typing included.",
             // What is seen now, then what was seen before.
             "요청 1만 개 뒤의 `open_fds()`는 41로 시작할 때와 같습니다. 예전에는 요청마다 하나씩 늘었습니다.",
             // A long Japanese sentence is one sentence.
@@ -1172,6 +1185,11 @@ mod tests {
             // "It is enough to add it" is advice.
             "다른 필드는 나중에 `REDACT_FIELDS`에 추가하면 됩니다.",
             "ほかの項目は `REDACT_FIELDS` に追加すればよいです。",
+            // A change told with a note in brackets after it.
+            "デッドロック時の再試行：追加済み（ジッター付きで最大3回）。",
+            "데드락 재시도: 추가함(지터 포함 최대 3회).",
+            // A setting shortened from one figure to another.
+            "署名付き URL の有効期限を1時間から60秒に短縮しました。",
             "リトライ：推奨どおり 3 回までにしました。",
             "お手元の iPhone で試していただけますか？",
             "When I ran `make e2e` it failed to start, so this is unverified.",

@@ -621,7 +621,7 @@ pub const TABLE: LangTable = LangTable {
             // the act: "テスト。" or a "## テスト" heading names tests.
             Joined(
                 &["確認", "再確認", "検証", "点検", "照合", "目視", "実測"],
-                &["。", "\n"],
+                &["。", "\n", "）", ")"],
             ),
             // Other verbs, by their stem and a perfective ending.
             Near(
@@ -962,6 +962,8 @@ pub const TABLE: LangTable = LangTable {
             "超えな",
         ],
         settings: &[
+            "短縮",
+            "延長",
             "に設定",
             "を設定",
             "設定し",
@@ -976,6 +978,14 @@ pub const TABLE: LangTable = LangTable {
             "ようにした",
         ],
         tries: &[
+            "でみました",
+            "でみると",
+            "でみたら",
+            "最後まで",
+            "秒後に",
+            "分後に",
+            "秒後には",
+            "分後には",
             "すると",
             "の途中で",
             "ている間に",
@@ -1040,6 +1050,11 @@ pub const TABLE: LangTable = LangTable {
             "再生し",
         ],
         outcomes: &[
+            "残っていました",
+            "残っています",
+            "残っていて",
+            "入っています",
+            "入っていました",
             "残っていません",
             "残っていない",
             "残りません",

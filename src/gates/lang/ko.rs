@@ -524,7 +524,10 @@ pub const TABLE: LangTable = LangTable {
             // A noun ending, as notes and lists are written ("빈 입력에서
             // None 반환 확인."), for the nouns that can only mean the act:
             // "테스트." or a "## 테스트" heading names tests.
-            Joined(&["확인", "재확인", "검증", "점검", "대조"], &[".", "\n"]),
+            Joined(
+                &["확인", "재확인", "검증", "점검", "대조"],
+                &[".", "\n", ")", "）"],
+            ),
             // Other verbs: a connective form and 보다 in the past ("돌려
             // 봤", "찾아보니").
             Near(
@@ -736,6 +739,10 @@ pub const TABLE: LangTable = LangTable {
             "게 했",
         ],
         tries: &[
+            "초 뒤에",
+            "분 뒤에",
+            "초 후에",
+            "분 후에",
             "들어오면",
             "들어가면",
             "접속하면",
