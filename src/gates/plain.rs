@@ -486,9 +486,28 @@ impl PlainAudits {
 }
 
 /// What sets a clause against the one before it, for
-/// [`PlainAudits::negated`].
-const CONTRASTS: &[&str] =
+/// [`PlainAudits::negated`] and [`clauses`].
+pub(crate) const CONTRASTS: &[&str] =
     &[" but ", "; ", "が、", "けど、", "지만 ", "지만, "];
+
+/// The clauses of `sentence`, as byte ranges: split where one is set
+/// against the one before ([`CONTRASTS`]).
+pub(crate) fn clauses(sentence: &str) -> Vec<std::ops::Range<usize>> {
+    let mut cuts: Vec<usize> = CONTRASTS
+        .iter()
+        .flat_map(|c| sentence.match_indices(c).map(|(i, c)| i + c.len()))
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut out = vec![];
+    let mut start = 0;
+    for cut in cuts {
+        out.push(start..cut);
+        start = cut;
+    }
+    out.push(start..sentence.len());
+    out
+}
 
 /// A count told in words in `s`: an English number from two to twelve
 /// before a word ("three test users"), a Japanese numeral before a
