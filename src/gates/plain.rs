@@ -361,6 +361,7 @@ impl PlainAudits {
         for mut span in spans {
             if !self.reports(text, span.clone())
                 || in_markdown_heading(text, span.start)
+                || self.outcomes.in_work_list(text, span.start)
             {
                 continue;
             }
@@ -725,7 +726,13 @@ fn word_bounded(text: &str, set: &KeywordSet, m: KeywordMatch) -> bool {
     if !kw.is_ascii() {
         return true;
     }
-    is_word_at(text, m.start(), m.end() - m.start())
+    // The end of a hyphened word is an adjective's: "low-risk" is no
+    // "Risk:" heading.
+    let hyphened = text[..m.start()]
+        .strip_suffix('-')
+        .and_then(|b| b.chars().next_back())
+        .is_some_and(|c| c.is_ascii_alphabetic());
+    !hyphened && is_word_at(text, m.start(), m.end() - m.start())
 }
 
 /// The text after a heading's colon (or one of `ends`), when it follows

@@ -891,6 +891,16 @@ pub const TABLE: LangTable = LangTable {
             "新規",
             "作業",
         ],
+        changes: &[
+            "変更",
+            "修正",
+            "対応",
+            "追加",
+            "削除",
+            "実装",
+            "導入",
+            "置き換",
+        ],
         unsure: &[
             "ればよい",
             "ればいい",
@@ -1148,6 +1158,7 @@ pub const TABLE: LangTable = LangTable {
         ],
         reasons: &["ので、", "なので", "から、", "ため、"],
         then: &[
+            "main では",
             "以前は",
             "以前の",
             "前は",

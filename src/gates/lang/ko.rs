@@ -654,6 +654,7 @@ pub const TABLE: LangTable = LangTable {
             "작업",
             "파일",
         ],
+        changes: &["변경", "수정", "추가", "삭제", "구현", "도입", "교체"],
         unsure: &[
             "면 됩니다",
             "면 돼요",
@@ -908,6 +909,8 @@ pub const TABLE: LangTable = LangTable {
         ],
         reasons: &["했으니", "었으니", "았으니", "였으니", "니까", "때문에"],
         then: &[
+            "main에서는",
+            "main에서",
             "예전에는",
             "예전에",
             "전에는",

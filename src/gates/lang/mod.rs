@@ -105,6 +105,13 @@ pub struct PlainTable {
     /// heading's body with a change ("added", "追加"): a topic heading
     /// ("Old clients:", "メモリ：") is a lead only without them.
     pub not_topics: &'static [&'static str],
+    /// Words that tell a change made where they open an English statement
+    /// or end a Japanese or Korean one ("added", "now", "追加", "추가"): a
+    /// heading's body, a sentence a try is carried from, or one that sets
+    /// now against then, is no check when it tells a change. Words of
+    /// `not_topics` that name a heading ("Summary", "Test", "I") are not
+    /// here: "Stress test: the race used to fail …" tells no change.
+    pub changes: &'static [&'static str],
     /// Words that make a statement of a result an expectation, a plan or
     /// advice to the user, not an observation ("should", "はず", "주세요").
     pub unsure: &'static [&'static str],
