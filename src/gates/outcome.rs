@@ -1219,6 +1219,7 @@ mod tests {
             "The full 80 GB restore is untested, but on staging the app came up and the row counts matched (2 GB).",
             // A heading that names a test tells no change.
             "Stress test: the race used to fail 3 of 500 runs of `./stress.sh`; after the fix, 0 of 2,000.",
+            "トークンなしで WebSocket を開くとサーバーが 4401 で切断します。",
             "`test_refund_twice` failed on main (`assert 2 == 1`) and passes with the fix.",
             // What is seen now, then what was seen before.
             "요청 1만 개 뒤의 `open_fds()`는 41로 시작할 때와 같습니다. 예전에는 요청마다 하나씩 늘었습니다.",
@@ -1241,6 +1242,11 @@ mod tests {
             "With 2 GB the row counts should match; untested.",
             // An adjective is no heading.
             "The fix is straightforward and low-risk: one guard in `refund()`.",
+            // What the code does when something happens is no try of the
+            // agent's; a stop told is a change.
+            "DB が落ちるとコンテナは `unhealthy` になります。",
+            "アクセストークンの期限が切れると `refresh()` するようになりました。",
+            "個人向けページは CDN でキャッシュされなくなりました（`private`）。",
             // The items of a list under a bold heading of the changes tell
             // the changes, whatever their verbs.
             "**変更点**\n- `refund()` で既存の返金行を確認\n- ボタンを無効化",

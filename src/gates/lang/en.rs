@@ -1400,6 +1400,7 @@ pub const TABLE: LangTable = LangTable {
             "changes",
         ],
         tries: &[
+            "right after",
             "searching",
             "switched the locale",
             "set the locale",
@@ -1515,6 +1516,10 @@ pub const TABLE: LangTable = LangTable {
             "on a first visit",
         ],
         outcomes: &[
+            "arrive",
+            "arrives",
+            "closed it",
+            "closes it",
             "closes with",
             "closed with",
             "keep receiving",

@@ -740,6 +740,9 @@ pub const TABLE: LangTable = LangTable {
             "게 했",
         ],
         tries: &[
+            "훈련을 했",
+            "훈련을 해",
+            "직후",
             "초 뒤에",
             "분 뒤에",
             "초 후에",
