@@ -1220,6 +1220,9 @@ mod tests {
             // A heading that names a test tells no change.
             "Stress test: the race used to fail 3 of 500 runs of `./stress.sh`; after the fix, 0 of 2,000.",
             "トークンなしで WebSocket を開くとサーバーが 4401 で切断します。",
+            // A negation inside a note is the note's, not the act's.
+            "토큰이 텍스트로 열리는 걸(1.23E+15로 안 바뀜) Excel 365와 LibreOffice에서 확인했습니다.",
+            "An id of 9007199254740993 round-trips through the client unchanged; as a number it came back as …992.",
             "`test_refund_twice` failed on main (`assert 2 == 1`) and passes with the fix.",
             // What is seen now, then what was seen before.
             "요청 1만 개 뒤의 `open_fds()`는 41로 시작할 때와 같습니다. 예전에는 요청마다 하나씩 늘었습니다.",

@@ -43,7 +43,9 @@ use std::sync::OnceLock;
 use crate::error::Error;
 use crate::keywords::KeywordSet;
 
-use super::sentence::{ends_sentence, is_word_at, sentence_bounds_within};
+use super::sentence::{
+    ends_sentence, is_word_at, sentence_bounds_within, without_notes,
+};
 
 /// One pattern of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -484,6 +486,8 @@ impl PatternSet {
         let c = self.cancels();
         if !c.before.is_empty() {
             let before = text[clause_start(text, start)..start].to_lowercase();
+            // A negation in a note in brackets is the note's.
+            let before = without_notes(&before);
             if c.before.iter().any(|w| holds(&before, w)) {
                 return true;
             }

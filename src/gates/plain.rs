@@ -50,7 +50,7 @@ use super::patterns::{
 };
 use super::sentence::{
     ends_sentence, floor_boundary, is_word_at, sentence_bounds_within,
-    sentence_end_within,
+    sentence_end_within, without_notes,
 };
 use crate::error::Error;
 use crate::keywords::{KeywordMatch, KeywordSet};
@@ -412,6 +412,9 @@ impl PlainAudits {
             .filter_map(|c| before.rfind(c).map(|i| i + c.len()))
             .max()
             .map_or(before.as_str(), |i| &before[i..]);
+        // Nor is one inside a note in brackets: "…열리는 걸(1.23E+15로
+        // 안 바뀜) … 확인했습니다".
+        let before = &without_notes(before);
         let negated_before = self.negations_before.iter().any(|n| {
             // "n't" ends a word ("wasn't", "couldn't"): it is glued to
             // what comes before it by nature.

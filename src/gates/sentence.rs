@@ -58,6 +58,38 @@ pub(crate) fn ends_sentence(text: &str, i: usize, c: char) -> bool {
     }
 }
 
+/// `s` without its notes in brackets ("a (b) c" → "a  c"), including one
+/// whose opening bracket lies before `s` ("b) c" → " c").
+pub(crate) fn without_notes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut depth = 0usize;
+    let mut held = String::new();
+    for c in s.chars() {
+        match c {
+            '(' | '（' => {
+                depth += 1;
+                held.push(c);
+            }
+            ')' | '）' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    held.clear();
+                } else {
+                    held.push(c);
+                }
+            }
+            // A window that starts inside a note: what came before its
+            // end was the note's.
+            ')' | '）' => out.clear(),
+            _ if depth > 0 => held.push(c),
+            _ => out.push(c),
+        }
+    }
+    // A bracket never closed is no note: its text stays.
+    out.push_str(&held);
+    out
+}
+
 /// The largest char boundary of `s` at or below `n`.
 pub(crate) fn floor_boundary(s: &str, n: usize) -> usize {
     if n >= s.len() {
@@ -95,5 +127,15 @@ mod tests {
         let at = t.find("Audit").unwrap();
         let (s, e) = sentence_bounds(t, at);
         assert_eq!(&t[s..e], " Audit: v3.1 is pinned");
+    }
+
+    #[test]
+    fn notes_in_brackets_are_left_out() {
+        assert_eq!(without_notes("a (b) c"), "a  c");
+        assert_eq!(without_notes("걸(1.23E+15로 안 바뀜) Excel"), "걸 Excel");
+        assert_eq!(without_notes("a (b (c) d) e"), "a  e");
+        // An opening before the window; a note never closed.
+        assert_eq!(without_notes("안 바뀜) Excel"), " Excel");
+        assert_eq!(without_notes("a (b c"), "a (b c");
     }
 }

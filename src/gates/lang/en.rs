@@ -1400,6 +1400,11 @@ pub const TABLE: LangTable = LangTable {
             "changes",
         ],
         tries: &[
+            "a search for",
+            "search for",
+            "round-trips",
+            "round-tripped",
+            "round trip",
             "right after",
             "searching",
             "switched the locale",

@@ -740,6 +740,8 @@ pub const TABLE: LangTable = LangTable {
             "게 했",
         ],
         tries: &[
+            "검색으로",
+            "검색하면",
             "훈련을 했",
             "훈련을 해",
             "직후",
@@ -844,6 +846,8 @@ pub const TABLE: LangTable = LangTable {
             "재생했",
         ],
         outcomes: &[
+            "찾아집니다",
+            "찾아졌",
             "하나도",
             "결과는",
             "막힙니다",
