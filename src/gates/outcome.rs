@@ -308,8 +308,11 @@ impl Outcomes {
         if line_start == 0 {
             return false;
         }
-        let hits = self.hits(&text[..line_start]);
-        self.under_work_heading(text, &hits, line_start)
+        // Only the lines a heading is looked for in are searched.
+        let near =
+            floor_boundary(text, line_start.saturating_sub(LIST_WITHIN));
+        let hits = self.hits(&text[near..line_start]);
+        self.under_work_heading(&text[near..], &hits, line_start - near)
     }
 
     /// Whether the list item that starts at `line_start` is in a list
