@@ -31,15 +31,21 @@
 //!   ("…にしたので、2回流しても問題ありません"), a clean lint, build or
 //!   validation, a bare run of the whole test suite ("`cargo test`: 231
 //!   passed"), a Japanese or Korean sentence that ends on the change made
-//!   ("…ようにしました"), a sentence that says the work is unverified,
+//!   ("…ようにしました"), a sentence that says the work is unverified in
+//!   every clause that tells an outcome (an honest partial check passes:
+//!   "the full restore is untested, but on staging the counts matched"),
 //!   and one that names a document as the proof ("as the guidelines say")
 //!   are none;
 //! * **then and now**: a sentence that sets what is seen against what was
 //!   before, or says something stopped, with an outcome or two numbers,
 //!   and names a referent ("it used to run 51", "以前は `????` になって
-//!   いた…も…一致します", "タグはもうありません", "예전에는 51개였습니다").
-//!   A cause beside it ("so it no longer …"), a sentence that opens with
-//!   the change made ("Removed `x`, which is no longer …"), a hedge, a
+//!   いた…も…一致します", "タグはもうありません", "예전에는 51개였습니다");
+//!   what is seen now, with its referent, may stand in the sentence
+//!   before ("`n` is 12, as at the start. It used to grow by one per
+//!   request."). A cause beside it ("so it no longer …"), a sentence that opens with
+//!   the change made ("Removed `x`, which is no longer …"; a change is
+//!   told by the tables' words of change, so "Stress test: …" is none), a
+//!   hedge, a
 //!   question and a clean lint are none; so is a stop with nothing seen
 //!   ("`parse()` no longer allocates" tells a change as often as a
 //!   check).
@@ -65,6 +71,7 @@ use super::patterns::LazyKeywords;
 use super::plain::{clauses, is_question, paragraph, PlainAudit, PlainAudits};
 use super::sentence::{
     floor_boundary, is_word_at, sentence_bounds_within, sentence_end_within,
+    strip_note,
 };
 use crate::error::Error;
 
@@ -1101,13 +1108,6 @@ pub(crate) fn suite_only(sentence: &str) -> bool {
 }
 
 /// The last `n` characters of `s`.
-/// `s` without a note in brackets at its end: "追加済み（最大3回）" →
-/// "追加済み".
-fn strip_note(s: &str) -> &str {
-    let Some(body) = s.strip_suffix([')', '）']) else { return s };
-    body.rfind(['(', '（']).map_or(s, |open| s[..open].trim_end())
-}
-
 fn tail(s: &str, n: usize) -> &str {
     let from =
         s.char_indices().rev().nth(n.saturating_sub(1)).map_or(0, |(i, _)| i);

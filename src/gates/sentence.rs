@@ -58,6 +58,13 @@ pub(crate) fn ends_sentence(text: &str, i: usize, c: char) -> bool {
     }
 }
 
+/// `s` without a note in brackets at its end: "追加済み（最大3回）" →
+/// "追加済み".
+pub(crate) fn strip_note(s: &str) -> &str {
+    let Some(body) = s.strip_suffix([')', '）']) else { return s };
+    body.rfind(['(', '（']).map_or(s, |open| s[..open].trim_end())
+}
+
 /// `s` without its notes in brackets ("a (b) c" → "a  c"), including one
 /// whose opening bracket lies before `s` ("b) c" → " c").
 pub(crate) fn without_notes(s: &str) -> String {
