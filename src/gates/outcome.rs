@@ -123,6 +123,10 @@ enum List {
     Then,
 }
 
+/// The lists whose words make a heading name the work, not a topic: the
+/// heading words, and the words of a change ("Fixed:", "変更点：").
+const NAMES_WORK: &[List] = &[List::NotTopic, List::Change];
+
 /// How a list is read from a language's table.
 type Pick = fn(&PlainTable) -> &'static [&'static str];
 
@@ -275,7 +279,7 @@ impl Outcomes {
                 continue;
             }
             let Some(heading) = topic_heading(text, colon) else { continue };
-            if prose_hits(text, hits, List::NotTopic, heading.span.clone())
+            if prose_hits(text, hits, NAMES_WORK, heading.span.clone())
                 || self.under_work_heading(text, hits, heading.line_start)
             {
                 continue;
@@ -354,7 +358,8 @@ impl Outcomes {
         for l in text[para..line_start].lines().rev() {
             let start = end - l.len() - 1;
             if !item(l) && !l.trim().is_empty() {
-                return hits.any(List::NotTopic, start..start + l.len() + 1);
+                let line = start..start + l.len() + 1;
+                return NAMES_WORK.iter().any(|&w| hits.any(w, line.clone()));
             }
             end = start;
         }
@@ -975,25 +980,26 @@ fn is_literal(code: &str) -> bool {
             && code.contains('.'))
 }
 
-/// Whether a word of `list` stands in `range` of `text` outside its code
+/// Whether a word of `lists` stands in `range` of `text` outside its code
 /// spans: "`add_months()` edge cases" names no change.
 fn prose_hits(
     text: &str,
     hits: &Hits,
-    list: List,
+    lists: &[List],
     range: Range<usize>,
 ) -> bool {
+    let any = |r: Range<usize>| lists.iter().any(|&l| hits.any(l, r.clone()));
     let mut from = range.start;
     let mut code = false;
     for (i, _) in text[range.clone()].match_indices('`') {
         let at = range.start + i;
-        if !code && hits.any(list, from..at) {
+        if !code && any(from..at) {
             return true;
         }
         code = !code;
         from = at + 1;
     }
-    !code && hits.any(list, from..range.end)
+    !code && any(from..range.end)
 }
 
 /// `words` with each code span in it made one word (`x`), or `None` when

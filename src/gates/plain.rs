@@ -664,12 +664,8 @@ impl Script {
                 |c| matches!(c, '\u{3040}'..='\u{30FF}' | '\u{4E00}'..='\u{9FFF}'),
             ),
             Script::Korean => has(|c| {
-                matches!(
-                    c,
-                    '\u{AC00}'..='\u{D7A3}'
-                        | '\u{1100}'..='\u{11FF}'
-                        | '\u{3130}'..='\u{318F}'
-                )
+                is_hangul(c)
+                    || matches!(c, '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}')
             }),
         }
     }

@@ -101,16 +101,17 @@ pub struct PlainTable {
     /// check.
     pub attributive: &'static [&'static str],
     /// Words that make a short heading name the work, a plan or a place,
-    /// not a check ("Summary:", "Next steps:", "変更点："), or that open a
-    /// heading's body with a change ("added", "追加"): a topic heading
-    /// ("Old clients:", "メモリ：") is a lead only without them.
+    /// not a check ("Summary:", "Next steps:", "Branch:"): a topic heading
+    /// ("Old clients:", "メモリ：") is a lead only without them, or the
+    /// words of [`PlainTable::changes`] ("Fixed:", "変更点：").
     pub not_topics: &'static [&'static str],
     /// Words that tell a change made where they open an English statement
     /// or end a Japanese or Korean one ("added", "now", "追加", "추가"): a
     /// heading's body, a sentence a try is carried from, or one that sets
-    /// now against then, is no check when it tells a change. Words of
-    /// `not_topics` that name a heading ("Summary", "Test", "I") are not
-    /// here: "Stress test: the race used to fail …" tells no change.
+    /// now against then, is no check when it tells a change; a heading
+    /// with one names the work. The words of `not_topics` name a heading
+    /// ("Summary", "Test", "I") and tell no change: "Stress test: the race
+    /// used to fail …" is none.
     pub changes: &'static [&'static str],
     /// Words that make a statement of a result an expectation, a plan or
     /// advice to the user, not an observation ("should", "はず", "주세요").
