@@ -6,7 +6,6 @@
 //! is covered by semver; other crates should not enable the feature.
 
 pub use crate::changes::{CommandField, ShellInput};
-pub use crate::gates::model::{AuditModel, Features};
 pub use crate::keywords::{
     AUDIT_MARKERS_EN, AUDIT_MARKERS_JA, AUDIT_MARKERS_KO,
 };

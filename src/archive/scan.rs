@@ -532,9 +532,7 @@ pub fn report_turn(
     let audit = match (hollow, status) {
         (Some(b), _) => format!("hollow:{}", b.rule()),
         (None, AuditStatus::Present(_)) => "present".to_string(),
-        (None, AuditStatus::Plain(_) | AuditStatus::Read(_)) => {
-            "plain".to_string()
-        }
+        (None, AuditStatus::Plain(_)) => "plain".to_string(),
         (None, AuditStatus::Escape(_)) => "escape".to_string(),
         (None, AuditStatus::Absent) => "absent".to_string(),
     };

@@ -11,7 +11,6 @@
 use std::borrow::Cow;
 
 use super::lang;
-use super::model::{AuditModel, ModelRead};
 use super::patterns::LazyKeywords;
 use super::plain::{PlainAudit, PlainAudits};
 use crate::config::Config;
@@ -33,11 +32,6 @@ pub enum AuditStatus {
     Escape(String),
     /// No marker, but an audit in plain language.
     Plain(PlainAudit),
-    /// No marker and no audit the grammar recognises, but a text with a
-    /// specific referent that the audit model reads as a report of a
-    /// check (see the gates' module docs). Counted as an audit in plain
-    /// language.
-    Read(ModelRead),
 }
 
 /// Finds audit markers and escape hatches in a text.
@@ -124,17 +118,9 @@ impl AuditMatcher {
         if !found.is_empty() {
             return AuditStatus::Present(found);
         }
-        if !self.plain_passes {
-            return AuditStatus::Absent;
-        }
-        if let Some(plain) = self.plain.find(text) {
-            return AuditStatus::Plain(plain);
-        }
-        // The model only ever lets pass what the grammar would block, and
-        // only a text that names something specific.
-        match AuditModel::builtin().reads_as_check(text) {
-            Some(read) if self.has_referent(text) => AuditStatus::Read(read),
-            _ => AuditStatus::Absent,
+        match self.plain_passes.then(|| self.plain.find(text)).flatten() {
+            Some(plain) => AuditStatus::Plain(plain),
+            None => AuditStatus::Absent,
         }
     }
 }

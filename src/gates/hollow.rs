@@ -135,17 +135,6 @@ pub fn plain_is_stock(
     weight(&strip(stock, &without_lead)) < min_specific
 }
 
-/// Whether a text the audit model read as a check is a stock phrase,
-/// judged as a marker audit is, with the whole text for its sentence: it
-/// weighs less than `min_specific` once the stock words are gone.
-pub fn read_is_stock(
-    stock: &KeywordSet,
-    min_specific: usize,
-    text: &str,
-) -> bool {
-    weight(&strip(stock, text)) < min_specific
-}
-
 /// Whether `text` claims verification that nothing in the turn backs.
 /// Returns the claims that fired.
 pub fn unverified_claim(

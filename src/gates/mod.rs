@@ -20,7 +20,6 @@
 mod audit;
 mod hollow;
 pub(crate) mod lang;
-pub(crate) mod model;
 mod outcome;
 mod ownership;
 mod patterns;
@@ -39,7 +38,6 @@ use self::reverify::ReverifyPatterns;
 
 use self::audit::AuditMatcher;
 pub use self::audit::AuditStatus;
-pub use self::model::ModelRead;
 pub use self::plain::PlainAudit;
 
 /// What the gates judge: one turn, as the hook or a scan sees it.
@@ -583,12 +581,6 @@ impl Gates {
                 plain,
             )
             .then(|| vec![plain.lead.clone()]),
-            AuditStatus::Read(_) => hollow::read_is_stock(
-                self.stock.get(),
-                self.min_specific,
-                facts.final_text,
-            )
-            .then(|| vec!["model".to_string()]),
             AuditStatus::Absent | AuditStatus::Escape(_) => return None,
         };
         if let Some(matched) = stock {
