@@ -412,9 +412,12 @@ fn audit_seen() -> Vec<&'static str> {
 
 /// The audit gate's held-out parts, their misses never read:
 /// `audit-test41.tsv`, written before `audit-test40.tsv`'s misses were
-/// read, and `audit-test42.tsv`, written in the fourteenth session before
-/// anything was changed in it (first run: precision 0.902, recall 1.000).
-const AUDIT_HELD_OUT: &[&str] = &["audit-test41.tsv", "audit-test42.tsv"];
+/// read, and `audit-test42.tsv` and `audit-test43.tsv`, written in the
+/// fourteenth session before anything was changed for them (first runs:
+/// precision 0.902, recall 1.000; precision 0.886, recall 0.861, on
+/// messages of two to four sentences).
+const AUDIT_HELD_OUT: &[&str] =
+    &["audit-test41.tsv", "audit-test42.tsv", "audit-test43.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {
