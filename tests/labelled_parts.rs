@@ -457,11 +457,11 @@ fn audit_gate_on_its_parts() {
     // Messages of two to four sentences, the length of real final
     // messages: change summaries beside the same changes told with a
     // check. Written in the fourteenth session to probe an audit model
-    // (tried in 95d29a2, reverted); read, so a tuning part, and kept out of the seen parts'
-    // figure and pairs. The grammar reads some behaviours a change gives
-    // ("with it, the command prints the 3 kinds of operations and exits
-    // 0", a backoff from 200 ms to 5 s) as tries or measures: 11 of its
-    // 60 summaries pass. A floor, not a goal.
+    // (tried in 95d29a2, reverted); read, so a tuning part, and kept out
+    // of the seen parts' figure and pairs. The grammar reads some
+    // behaviours a change gives ("with it, the command prints the 3 kinds
+    // of operations and exits 0", a backoff from 200 ms to 5 s) as tries
+    // or measures: 11 of its 60 summaries pass. A floor, not a goal.
     let summaries = load("audit-tune4.tsv");
     let s = score(
         "audit audit-tune4.tsv (summaries)",
