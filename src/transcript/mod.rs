@@ -20,6 +20,7 @@ mod reader;
 mod record;
 mod sniff;
 mod source;
+mod tape;
 mod turn;
 
 pub use self::format::Format;

@@ -17,10 +17,11 @@
 //! from there. Strings in the resulting [`Record`] borrow from the arena,
 //! with escapes already undone. simd-json's own `Value` types assume
 //! unique object keys, and duplicate keys in untrusted input are undefined
-//! behaviour there, so this module only ever drives simd-json's serde
-//! deserializer. Where a value must be kept whole (a tool's `input`), it
-//! becomes a `serde_json::Value`, whose map handles duplicates safely: the
-//! last one wins, for every field, just as in `serde_json`.
+//! behaviour there, so this module only ever reads simd-json's tape, through
+//! serde: the visitors here see every key, and the last of duplicates wins,
+//! for every field, just as in `serde_json`. The deserializer over the tape
+//! is this crate's own ([`TapeDe`]), which skips an ignored value in one
+//! step where simd-json's visits every node under it.
 //!
 //! # Invalid UTF-8 and control bytes
 //!
@@ -41,6 +42,7 @@ use serde::de::{
 use serde::Deserialize;
 use simd_json::{fill_tape_padded, Tape, INPUT_PADDING};
 
+use super::tape::TapeDe;
 use crate::changes::{CommandField, ShellInput};
 
 /// A reusable parser for transcript lines.
@@ -102,13 +104,12 @@ impl RecordParser {
         let mut buffers = self.buffers.borrow_mut();
         let mut tape: Tape<'p> =
             self.tape.take().map_or_else(Tape::null, Tape::reset);
-        let fail = |_| ParseError { _priv: () };
         fill_tape_padded(scratch, line.len(), &mut buffers, &mut tape)
-            .map_err(fail)?;
-        let mut de = simd_json::Deserializer::from_tape(tape);
-        let record = Record::deserialize(&mut de).map_err(fail)?;
-        self.tape.replace(Some(de.into_tape().reset()));
-        Ok(record)
+            .map_err(ParseError::of)?;
+        let record = Record::deserialize(&mut TapeDe::new(&tape.0))
+            .map_err(ParseError::of);
+        self.tape.replace(Some(tape.reset()));
+        record
     }
 
     /// `line` copied into the arena, followed by the padding simd-json
@@ -139,6 +140,14 @@ impl RecordParser {
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct ParseError {
     _priv: (),
+}
+
+impl ParseError {
+    /// The error for a line that simd-json or the record's visitors
+    /// refused, for whatever reason.
+    fn of<E>(_: E) -> ParseError {
+        ParseError { _priv: () }
+    }
 }
 
 impl fmt::Display for ParseError {
