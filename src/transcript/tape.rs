@@ -57,30 +57,17 @@ impl<'t, 'de> TapeDe<'t, 'de> {
         Ok(node)
     }
 
-    /// Visit the `len` entries of the object whose header was just read,
-    /// then stand after its last node, however much of it the visitor
-    /// read.
-    fn object<V: Visitor<'de>>(
+    /// Visit the `len` entries of the object or array whose header was
+    /// just read, then stand after its last node, however much of it the
+    /// visitor read.
+    fn nested<T>(
         &mut self,
         len: usize,
         count: usize,
-        visitor: V,
-    ) -> Result<V::Value, TapeError> {
+        visit: impl FnOnce(Entries<'_, 't, 'de>) -> Result<T, TapeError>,
+    ) -> Result<T, TapeError> {
         let end = self.at + count;
-        let value = visitor.visit_map(Entries { de: self, left: len })?;
-        self.at = end;
-        Ok(value)
-    }
-
-    /// As [`TapeDe::object`], for an array.
-    fn array<V: Visitor<'de>>(
-        &mut self,
-        len: usize,
-        count: usize,
-        visitor: V,
-    ) -> Result<V::Value, TapeError> {
-        let end = self.at + count;
-        let value = visitor.visit_seq(Entries { de: self, left: len })?;
+        let value = visit(Entries { de: self, left: len })?;
         self.at = end;
         Ok(value)
     }
@@ -101,8 +88,12 @@ impl<'de> de::Deserializer<'de> for &mut TapeDe<'_, 'de> {
             Node::Static(StaticNode::F64(n)) => visitor.visit_f64(n.into()),
             Node::Static(StaticNode::I64(n)) => visitor.visit_i64(n),
             Node::Static(StaticNode::U64(n)) => visitor.visit_u64(n),
-            Node::Array { len, count } => self.array(len, count, visitor),
-            Node::Object { len, count } => self.object(len, count, visitor),
+            Node::Array { len, count } => {
+                self.nested(len, count, |e| visitor.visit_seq(e))
+            }
+            Node::Object { len, count } => {
+                self.nested(len, count, |e| visitor.visit_map(e))
+            }
         }
     }
 
@@ -112,7 +103,9 @@ impl<'de> de::Deserializer<'de> for &mut TapeDe<'_, 'de> {
         visitor: V,
     ) -> Result<V::Value, TapeError> {
         match self.next()? {
-            Node::Object { len, count } => self.object(len, count, visitor),
+            Node::Object { len, count } => {
+                self.nested(len, count, |e| visitor.visit_map(e))
+            }
             _ => Err(TapeError),
         }
     }
