@@ -11,13 +11,16 @@
 //! nodes each object and array spans, so ignoring one here is a single
 //! jump, whatever its size.
 //!
-//! Otherwise it does what simd-json's deserializer does: the same node
-//! gives the same visitor call, and strings are lent from the tape. One
-//! difference cannot show with this crate's visitors, which read every
-//! entry of what they visit: a visitor that stops early is not an error
-//! here, and the cursor still lands after the object or array. A test runs
-//! both deserializers over the same tapes and compares the records they
-//! give.
+//! It serves what the record's visitors ask for: any value, an object (the
+//! record itself), a string (an object's key), and a value to ignore. For
+//! those it makes the visitor calls simd-json's deserializer makes, and
+//! lends strings from the tape. Every other request (an option, a struct,
+//! an enum, …) is read as any value, which is not what simd-json does, so
+//! this is no general-purpose deserializer. One more difference cannot
+//! show with the record's visitors, which read every entry of what they
+//! visit: a visitor that stops early is not an error here, and the cursor
+//! still lands after the object or array. A test runs both deserializers
+//! over the same tapes and compares the records they give.
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::forward_to_deserialize_any;
