@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use super::format::{content_text, ValueParser};
 use super::lines::Lines;
-use super::sniff::{quick_type, top_level_type, Sniff};
+use super::sniff::{escaped, quick_type, top_level_type, Sniff};
 use super::turn::{Back, LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
 
 /// Texts the harness writes as user messages (older rollouts, which
@@ -58,14 +58,19 @@ const SKIPPED_PAYLOADS: &[&[u8]] = &[
 /// Whether a rollout line is one no turn needs, judged from its first
 /// bytes (Codex writes `payload` after the line's other keys, and the
 /// payload's `type` first): the reader then only checks that it is a JSON
-/// object. The probe's bytes cannot occur inside a string (quotes are
-/// escaped there), and nothing before them may open a nested value, so a
+/// object. The probe's bytes cannot occur inside a string when its first
+/// quote is not [`escaped`], and nothing before them may open a nested
+/// value, so a
 /// match is the line's own `payload`.
 pub(super) fn skippable(line: &[u8]) -> bool {
     let head = &line[..line.len().min(256)];
     SKIPPED_PAYLOADS.iter().any(|p| {
         memmem::find(head, p).is_some_and(|at| {
-            !head[..at].iter().skip(1).any(|&b| matches!(b, b'{' | b'['))
+            !escaped(head, at)
+                && !head[..at]
+                    .iter()
+                    .skip(1)
+                    .any(|&b| matches!(b, b'{' | b'['))
         })
     })
 }
@@ -258,6 +263,10 @@ mod tests {
             !skippable(later),
             "a payload whose type is not first is parsed"
         );
+        // A key that ends `\"payload` holds the probe's bytes, and is no
+        // payload.
+        let key = br#"{"x\"payload":{"type":"reasoning"},"type":"response_item","payload":{"type":"message"}}"#;
+        assert!(!skippable(key));
     }
 
     #[test]

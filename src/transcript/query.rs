@@ -19,6 +19,7 @@ use memchr::memmem;
 use super::format::Format;
 use super::lines::{Line, Lines, RevLines};
 use super::record::{Block, Content, Record, RecordParser, RecordType};
+use super::sniff::find_key;
 use super::source::Transcript;
 
 /// How many lines that are not bookkeeping the entrypoint head-scan reads.
@@ -538,11 +539,12 @@ fn settle(lines: &mut Vec<&[u8]>, parser: &mut RecordParser) -> usize {
 ///
 /// Claude Code writes top-level scalar fields such as `entrypoint` before
 /// `message`, so the field sits in the first bytes of even a 12 MB line. A
-/// quoted key inside a string is escaped (`\"entrypoint\"`) and cannot
-/// match. VALUE must be a short plain token, as every known entrypoint is.
+/// match whose first quote is escaped lies inside a string (a key that ends
+/// `\"entrypoint`) and is passed over ([`find_key`]). VALUE must be a
+/// short plain token, as every known entrypoint is.
 pub(crate) fn sniff_entrypoint(prefix: &[u8]) -> Option<&str> {
     const KEY: &[u8] = b"\"entrypoint\":\"";
-    let at = memmem::find(prefix, KEY)? + KEY.len();
+    let at = find_key(prefix, &memmem::Finder::new(KEY))? + KEY.len();
     let rest = &prefix[at..];
     let end = memchr::memchr(b'"', rest)?;
     let value = &rest[..end];
@@ -753,6 +755,17 @@ mod head_tests {
 #[cfg(all(test, feature = "archive"))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sniffed_entrypoints_pass_over_keys_that_end_in_an_escaped_quote() {
+        let line = br#"{"x\"entrypoint":"sdk-cli","entrypoint":"cli"}"#;
+        assert_eq!(sniff_entrypoint(line), Some("cli"));
+        assert_eq!(sniff_entrypoint(br#"{"x\"entrypoint":"sdk-cli"}"#), None);
+        assert_eq!(
+            sniff_entrypoint(br#"{"entrypoint":"sdk-cli"}"#),
+            Some("sdk-cli")
+        );
+    }
 
     /// What the stream learns, fed `chunk` bytes at a time.
     fn streamed(bytes: &[u8], chunk: usize) -> Option<String> {

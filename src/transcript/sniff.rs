@@ -123,6 +123,37 @@ fn object_frame(line: &[u8]) -> Option<(usize, usize)> {
     (line[first] == b'{' && line[last] == b'}').then_some((first, last))
 }
 
+/// Whether the byte at `at` (a quote) is escaped: preceded by an odd run
+/// of backslashes, so that it lies inside a string. The bytes of a quoted
+/// key such as `"type":"` can occur inside a string only so: in a key
+/// that ends `\"type`, whose last quote closes it (`{"x\"type":"user"}`
+/// has no `type` key). Every probe that answers, or skips a line, from
+/// such bytes asks this of the match's first quote.
+#[inline]
+pub(crate) fn escaped(b: &[u8], at: usize) -> bool {
+    // Nearly always the byte before is no backslash: one comparison.
+    at > 0
+        && b[at - 1] == b'\\'
+        && b[..at].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1
+}
+
+/// Where the first match of `key`, a quoted key, lies in `haystack` with
+/// its first quote not [`escaped`]. Matches may overlap (`"type":"type":"`),
+/// so after an escaped one the search goes on one byte later.
+pub(crate) fn find_key(
+    haystack: &[u8],
+    key: &memmem::Finder<'_>,
+) -> Option<usize> {
+    let mut from = 0;
+    loop {
+        let at = from + key.find(&haystack[from..])?;
+        if !escaped(haystack, at) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+}
+
 /// The top-level `type` when two SIMD searches alone can tell, without the
 /// exact walk: for a bulk scan that parses the line anyway when this says
 /// `None`. Claude Code writes `type` before `message` on every record but
@@ -139,7 +170,7 @@ pub fn quick_type(line: &[u8]) -> Option<&[u8]> {
 /// The top-level `type` of a line whose `type` key comes last, as on
 /// Claude Code's assistant lines, where [`quick_type`] cannot tell it
 /// cheaply: found from the line's end. The last `"type":"` of the line
-/// is a key (the bytes cannot occur inside a string), and it is the
+/// whose first quote is not [`escaped`] is a key, and it is the
 /// top-level one when no `}` or `]` byte at all follows its value before
 /// the line's closing brace: a key at any deeper level would have its
 /// object closed there. `None` when that does not hold, the value has an
@@ -158,7 +189,10 @@ pub fn tail_type(line: &[u8]) -> Option<&[u8]> {
     let mut upto = last;
     let at = loop {
         let y = from + memrchr(b'y', &line[from..upto])?;
-        if y >= from + 2 && line[y - 2..].starts_with(KEY) {
+        if y >= from + 2
+            && line[y - 2..].starts_with(KEY)
+            && !escaped(line, y - 2)
+        {
             break y - 2;
         }
         upto = y;
@@ -173,10 +207,10 @@ pub fn tail_type(line: &[u8]) -> Option<&[u8]> {
 }
 
 /// The common case, in one SIMD search: the first `"type":"` of the line
-/// is the top-level key when nothing before it opens a nested value. (The
-/// bytes `"type":"` cannot occur inside a JSON string, where quotes are
-/// escaped, so the first occurrence is a key at some depth; with no `{` or
-/// `[` before it, that depth is 1.) One pass finds the first `{`, `[` or
+/// whose first quote is not [`escaped`] is the top-level key when nothing
+/// before it opens a nested value. (Those bytes cannot occur inside a JSON
+/// string otherwise, so the first such occurrence is a key at some depth;
+/// with no `{` or `[` before it, that depth is 1.) One pass finds the first `{`, `[` or
 /// `y`; a `y` is the key's third byte, or the pass goes on after it.
 fn fast_path(b: &[u8], body: usize) -> Option<Sniff<'_>> {
     const KEY: &[u8] = b"\"type\":\"";
@@ -189,7 +223,10 @@ fn fast_path(b: &[u8], body: usize) -> Option<Sniff<'_>> {
         if window[at] != b'y' {
             return None;
         }
-        if at >= body + 2 && window[at - 2..].starts_with(KEY) {
+        if at >= body + 2
+            && window[at - 2..].starts_with(KEY)
+            && !escaped(window, at - 2)
+        {
             let start = at - 2 + KEY.len();
             let end = start + memchr2(b'"', b'\\', &b[start..])?;
             return (b[end] == b'"').then_some(Sniff::Type(&b[start..end]));
@@ -259,7 +296,16 @@ mod tests {
     fn two_searches(b: &[u8], body: usize) -> Option<Sniff<'_>> {
         let key: &[u8] = b"\"type\":\"";
         let window = &b[..b.len().min(4096)];
-        let at = memchr::memmem::find(window.get(body..)?, key)? + body;
+        // The first match whose quote is not escaped; matches may overlap
+        // (`"type":"type":"`), so each search starts one byte on.
+        let mut from = body;
+        let at = loop {
+            let at = from + memchr::memmem::find(window.get(from..)?, key)?;
+            if !escaped(window, at) {
+                break at;
+            }
+            from = at + 1;
+        };
         if memchr2(b'{', b'[', &b[body..at]).is_some() {
             return None;
         }
@@ -289,6 +335,26 @@ mod tests {
                 two_searches(&line, body)
             );
         }
+    }
+
+    /// The bytes of `"type":"` inside a key that ends `\"type` (found by
+    /// the `sniff` fuzz target), beside backslashes that do not escape
+    /// the quote after them.
+    #[test]
+    fn a_quote_escaped_inside_a_key_is_no_type_key() {
+        let key = br#"{"\\\t\"type":"uCerpe"}"#;
+        assert_eq!(top_level_type(key), Sniff::NoType);
+        assert_eq!(quick_type(key), None);
+        let tail = br#"{"a":1,"x\"type":"assistant"}"#;
+        assert_eq!(tail_type(tail), None);
+        assert_eq!(top_level_type(tail), Sniff::NoType);
+        let even = br#"{"a":"b\\","type":"user"}"#;
+        assert_eq!(quick_type(even), Some(&b"user"[..]));
+        let even_tail = br#"{"a":"b\\","type":"assistant"}"#;
+        assert_eq!(tail_type(even_tail), Some(&b"assistant"[..]));
+        assert!(escaped(br#"a\""#, 2));
+        assert!(!escaped(br#"a\\""#, 3));
+        assert!(!escaped(b"\"", 0));
     }
 
     #[test]

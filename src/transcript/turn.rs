@@ -54,7 +54,7 @@ use super::lines::{Lines, RevLines};
 use super::query::{is_blank, walk_rev};
 use super::reader::TurnReader;
 use super::record::{Block, Content, Record, RecordParser, RecordType};
-use super::sniff::{quick_type, tail_type};
+use super::sniff::{find_key, quick_type, tail_type};
 use super::source::Transcript;
 use crate::changes::{ChangeReason, ShellInput};
 
@@ -622,9 +622,18 @@ impl Probe {
         Probe { needle, finder: std::sync::OnceLock::new() }
     }
 
+    fn finder(&self) -> &memmem::Finder<'static> {
+        self.finder.get_or_init(|| memmem::Finder::new(self.needle))
+    }
+
     fn find(&self, haystack: &[u8]) -> bool {
-        let f = self.finder.get_or_init(|| memmem::Finder::new(self.needle));
-        f.find(haystack).is_some()
+        self.finder().find(haystack).is_some()
+    }
+
+    /// Whether the needle, a quoted key, is in `haystack` as a key: with
+    /// its first quote not escaped, inside a string (see [`find_key`]).
+    fn find_key(&self, haystack: &[u8]) -> bool {
+        find_key(haystack, self.finder()).is_some()
     }
 }
 
@@ -664,7 +673,7 @@ enum Sure {
 
 /// Whether a user line holds a tool result, judged from its first 4 KiB.
 fn holds_tool_result(line: &[u8]) -> bool {
-    TOOL_RESULT.find(&line[..line.len().min(4096)])
+    TOOL_RESULT.find_key(&line[..line.len().min(4096)])
 }
 
 /// Whether a line may start a turn: a user or system record.
@@ -1522,5 +1531,20 @@ mod tool_call_tests {
         assert!(matches!(call.name, Cow::Borrowed(_)));
         let call = ToolCall::new(None, "mcp__db__query", &input, 0, 0);
         assert!(matches!(call.name, Cow::Owned(_)));
+    }
+}
+
+#[cfg(test)]
+mod probe_tests {
+    use super::holds_tool_result;
+
+    /// A prompt whose block has a key that ends `\"type`, followed by
+    /// `"tool_result"`: the probe's bytes, but no tool result.
+    #[test]
+    fn a_key_ending_in_an_escaped_quote_holds_no_tool_result() {
+        let result = br#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]}}"#;
+        assert!(holds_tool_result(result));
+        let prompt = br#"{"type":"user","message":{"content":[{"x\"type":"tool_result","type":"text","text":"hi"}]}}"#;
+        assert!(!holds_tool_result(prompt));
     }
 }
