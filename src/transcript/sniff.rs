@@ -170,10 +170,10 @@ pub fn quick_type(line: &[u8]) -> Option<&[u8]> {
 /// The top-level `type` of a line whose `type` key comes last, as on
 /// Claude Code's assistant lines, where [`quick_type`] cannot tell it
 /// cheaply: found from the line's end. The last `"type":"` of the line
-/// whose first quote is not [`escaped`] is a key, and it is the
-/// top-level one when no `}` or `]` byte at all follows its value before
-/// the line's closing brace: a key at any deeper level would have its
-/// object closed there. `None` when that does not hold, the value has an
+/// whose first quote is not escaped (after an odd run of backslashes, it
+/// would lie inside a string) is a key, and it is the top-level one when
+/// no `}` or `]` byte at all follows its value before the line's closing
+/// brace: a key at any deeper level would have its object closed there. `None` when that does not hold, the value has an
 /// escape, a `"type"` follows (another key, spaced or not a string, which
 /// the parser would keep instead), or the line is not framed as an
 /// object. Like [`quick_type`], it validates nothing.
