@@ -55,13 +55,12 @@ const SKIPPED_PAYLOADS: &[&[u8]] = &[
     b"\"payload\":{\"type\":\"reasoning\"",
 ];
 
-/// Whether a rollout line is one no turn needs, judged from its first
-/// bytes (Codex writes `payload` after the line's other keys, and the
-/// payload's `type` first): the reader then only checks that it is a JSON
-/// object. The probe's bytes cannot occur inside a string when its first
-/// quote is not [`escaped`], and nothing before them may open a nested
-/// value, so a
-/// match is the line's own `payload`.
+/// Whether a rollout line is one no turn needs, judged from its first bytes
+/// (Codex writes `payload` after the line's other keys, and the payload's
+/// `type` first): the reader then only checks that it is a JSON object. The
+/// probe's bytes cannot occur inside a string when its first quote is not
+/// [`escaped`], and nothing before them may open a nested value, so a match is
+/// the line's own `payload`.
 pub(super) fn skippable(line: &[u8]) -> bool {
     let head = &line[..line.len().min(256)];
     SKIPPED_PAYLOADS.iter().any(|p| {

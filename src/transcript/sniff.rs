@@ -167,16 +167,16 @@ pub fn quick_type(line: &[u8]) -> Option<&[u8]> {
     }
 }
 
-/// The top-level `type` of a line whose `type` key comes last, as on
-/// Claude Code's assistant lines, where [`quick_type`] cannot tell it
-/// cheaply: found from the line's end. The last `"type":"` of the line
-/// whose first quote is not escaped (after an odd run of backslashes, it
-/// would lie inside a string) is a key, and it is the top-level one when
-/// no `}` or `]` byte at all follows its value before the line's closing
-/// brace: a key at any deeper level would have its object closed there. `None` when that does not hold, the value has an
-/// escape, a `"type"` follows (another key, spaced or not a string, which
-/// the parser would keep instead), or the line is not framed as an
-/// object. Like [`quick_type`], it validates nothing.
+/// The top-level `type` of a line whose `type` key comes last, as on Claude
+/// Code's assistant lines, where [`quick_type`] cannot tell it cheaply: found
+/// from the line's end. The last `"type":"` of the line whose first quote is
+/// not escaped (after an odd run of backslashes, it would lie inside a string)
+/// is a key, and it is the top-level one when no `}` or `]` byte at all
+/// follows its value before the line's closing brace: a key at any deeper
+/// level would have its object closed there. `None` when that does not hold,
+/// the value has an escape, a `"type"` follows (another key, spaced or not a
+/// string, which the parser would keep instead), or the line is not framed as
+/// an object. Like [`quick_type`], it validates nothing.
 pub fn tail_type(line: &[u8]) -> Option<&[u8]> {
     const KEY: &[u8] = b"\"type\":\"";
     let (first, last) = object_frame(line)?;
@@ -206,11 +206,11 @@ pub fn tail_type(line: &[u8]) -> Option<&[u8]> {
     plain.then_some(&line[start..end])
 }
 
-/// The common case, in one SIMD search: the first `"type":"` of the line
-/// whose first quote is not [`escaped`] is the top-level key when nothing
-/// before it opens a nested value. (Those bytes cannot occur inside a JSON
-/// string otherwise, so the first such occurrence is a key at some depth;
-/// with no `{` or `[` before it, that depth is 1.) One pass finds the first `{`, `[` or
+/// The common case, in one SIMD search: the first `"type":"` of the line whose
+/// first quote is not [`escaped`] is the top-level key when nothing before it
+/// opens a nested value. (Those bytes cannot occur inside a JSON string
+/// otherwise, so the first such occurrence is a key at some depth; with no `{`
+/// or `[` before it, that depth is 1.) One pass finds the first `{`, `[` or
 /// `y`; a `y` is the key's third byte, or the pass goes on after it.
 fn fast_path(b: &[u8], body: usize) -> Option<Sniff<'_>> {
     const KEY: &[u8] = b"\"type\":\"";
