@@ -155,6 +155,21 @@ struct Entries<'a, 't, 'de> {
     left: usize,
 }
 
+impl<'de> Entries<'_, '_, 'de> {
+    /// The next key (of an object) or element (of an array), if any is
+    /// left.
+    fn next<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, TapeError> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+}
+
 impl<'de> MapAccess<'de> for Entries<'_, '_, 'de> {
     type Error = TapeError;
 
@@ -162,11 +177,7 @@ impl<'de> MapAccess<'de> for Entries<'_, '_, 'de> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, TapeError> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
-        seed.deserialize(&mut *self.de).map(Some)
+        self.next(seed)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(
@@ -188,11 +199,7 @@ impl<'de> SeqAccess<'de> for Entries<'_, '_, 'de> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, TapeError> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
-        seed.deserialize(&mut *self.de).map(Some)
+        self.next(seed)
     }
 
     fn size_hint(&self) -> Option<usize> {
