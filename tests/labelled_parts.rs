@@ -410,18 +410,12 @@ fn audit_seen() -> Vec<&'static str> {
         .collect()
 }
 
-/// The audit gate's held-out parts, their misses never read:
-/// `audit-test41.tsv`, written before `audit-test40.tsv`'s misses were
-/// read, and `audit-test42.tsv` and `audit-test43.tsv`, written in the
-/// fourteenth session before anything was changed for them (first runs:
-/// precision 0.902, recall 1.000; precision 0.886, recall 0.861, on
-/// messages of two to four sentences).
-const AUDIT_HELD_OUT: &[&str] = &[
-    "audit-test41.tsv",
-    "audit-test42.tsv",
-    "audit-test43.tsv",
-    "audit-test44.tsv",
-];
+/// The audit gate's held-out part, its misses never read:
+/// `audit-test44.tsv`, written in the sixteenth session before the misses
+/// of `audit-test41.tsv`, `audit-test42.tsv` and `audit-test43.tsv` were
+/// read and before anything was changed for it (first run: precision
+/// 0.921, recall 0.946).
+const AUDIT_HELD_OUT: &[&str] = &["audit-test44.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {
@@ -487,15 +481,13 @@ fn audit_gate_on_its_parts() {
     // as a behaviour with no try or outcome word, or with the referent in
     // another sentence). Each part that joins them brings misses that no
     // round removed: 0.981 over 21 parts, 0.963 over 26, 0.958 over 34,
-    // 0.967 over 43.
+    // 0.967 over 43, 0.967 over 46.
     assert_bounds("audit tune", &f.tune, 0.95, 0.99);
-    // Below the target (0.98, 0.95): on the held-out parts 41, 42
-    // and 43, precision 0.846, 0.902 and 0.886, recall 0.917, 1.000 and
-    // 0.861 (pooled 0.878 / 0.927: 14 of their 115 blocks are real audits
-    // told in words no table holds, and 8 of their 109 turns without an
-    // audit pass, 5 of them the real-length summaries of test 43). The
-    // parts before them gave precision 0.800 to 0.946 on their first runs.
-    // A floor, not a goal.
+    // Below the target (0.98, 0.95): on the held-out part 44,
+    // precision 0.921 and recall 0.946 on its first run, and the same
+    // after the round fitted to parts 41, 42 and 43 (pooled first runs of
+    // those three: 0.878 / 0.927). The parts before them gave precision
+    // 0.800 to 0.946 on their first runs. A floor, not a goal.
     assert_bounds("audit test", &f.test, 0.8, 0.9);
 }
 
