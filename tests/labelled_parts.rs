@@ -411,11 +411,11 @@ fn audit_seen() -> Vec<&'static str> {
 }
 
 /// The audit gate's held-out part, its misses never read:
-/// `audit-test44.tsv`, written in the sixteenth session before the misses
-/// of `audit-test41.tsv`, `audit-test42.tsv` and `audit-test43.tsv` were
-/// read and before anything was changed for it (first run: precision
-/// 0.921, recall 0.946).
-const AUDIT_HELD_OUT: &[&str] = &["audit-test44.tsv", "audit-test45.tsv"];
+/// `audit-test45.tsv`, written in the sixteenth session after the round
+/// fitted to `audit-test41.tsv`, `audit-test42.tsv` and `audit-test43.tsv`
+/// and before `audit-test44.tsv` was read, and before anything was changed
+/// for it (first run: precision 0.846, recall 0.917).
+const AUDIT_HELD_OUT: &[&str] = &["audit-test45.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {

@@ -1499,6 +1499,11 @@ pub const TABLE: LangTable = LangTable {
             "throttled",
             "cutting the",
             "cut the",
+            "with voiceover",
+            "with talkback",
+            "with nvda",
+            "with a screen reader",
+            "screen reader pass",
         ],
         outcomes: &[
             "arrive",
@@ -1636,6 +1641,11 @@ pub const TABLE: LangTable = LangTable {
             "without a refresh",
             "were always",
             "was always",
+            "is read out",
+            "are read out",
+            "was read out",
+            "announces",
+            "announced",
         ],
         hearsay: &[
             "by reading",

@@ -903,6 +903,8 @@ pub const TABLE: LangTable = LangTable {
             "떴고",
             "라고 했",
             "잘 됐",
+            "합쳐졌",
+            "합쳐집",
         ],
         hearsay: &[
             "문서를",
