@@ -415,7 +415,7 @@ fn audit_seen() -> Vec<&'static str> {
 /// fitted to `audit-test41.tsv`, `audit-test42.tsv` and `audit-test43.tsv`
 /// and before `audit-test44.tsv` was read, and before anything was changed
 /// for it (first run: precision 0.846, recall 0.917).
-const AUDIT_HELD_OUT: &[&str] = &["audit-test45.tsv"];
+const AUDIT_HELD_OUT: &[&str] = &["audit-test45.tsv", "audit-test46.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {
