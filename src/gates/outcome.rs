@@ -633,13 +633,26 @@ impl Outcomes {
         span: Range<usize>,
     ) -> bool {
         let sentence = &text[span.clone()];
-        hits.any(List::Reason, span.clone())
+        self.caused(hits, span.clone())
             || is_question(&text[span.end..])
             || hygiene_only(sentence)
             || suite_only(sentence)
             || self.unsure(text, hits, span.clone())
             || self.unverified(text, hits, plain, span)
             || plain.sourced(sentence)
+    }
+
+    /// Whether the sentence at `span` gives a cause before what it says
+    /// came of it: "…にしたので、2回流しても問題ありません" tells what the
+    /// change will do. A cause after the last outcome explains what was
+    /// seen ("the link still worked, because the GET …").
+    fn caused(&self, hits: &Hits, span: Range<usize>) -> bool {
+        let Some(reason) = hits.first(List::Reason, span.clone()) else {
+            return false;
+        };
+        hits.within(List::Outcome, span)
+            .last()
+            .is_none_or(|o| reason.start < o.span.start)
     }
 
     /// Whether the sentence at `span` says the work is unverified: in
@@ -932,12 +945,16 @@ fn pairs(
         Outcome,
     }
     let mut events: Vec<(usize, Event)> = vec![];
+    let mut spans: Vec<Range<usize>> = vec![];
     let mut code = sentence.match_indices('`').map(|(i, _)| i);
     while let (Some(open), Some(close)) = (code.next(), code.next()) {
         let literal = is_literal(&sentence[open + 1..close]);
         events.push((open, Event::Input { literal }));
+        spans.push(open..close);
     }
-    for q in quantities {
+    // A number inside a code span is part of that input.
+    let in_code = |at: usize| spans.iter().any(|s| s.contains(&at));
+    for q in quantities.iter().filter(|q| !in_code(q.span.start)) {
         if q.measured {
             events.push((q.span.start, Event::Input { literal: false }));
         } else if q.is_status(sentence) {
@@ -953,7 +970,11 @@ fn pairs(
     let mut open = None;
     for (_, event) in events {
         match event {
-            Event::Input { literal } => open = Some(literal),
+            // The value an outcome gives may stand before its word
+            // ("`f(1)` が 0.5 を返し"): an input stays literal until then.
+            Event::Input { literal } => {
+                open = Some(literal || open == Some(true));
+            }
             Event::Outcome => {
                 if let Some(literal) = open.take() {
                     out.all += 1;
@@ -970,14 +991,30 @@ fn pairs(
 /// "`?locale=de`", "`%2e`"), or a version ("`1.0.0-rc.1`"). A name
 /// (`parse()`, `a::b`, `log_level`), a commit hash (`3bb8701`) and a
 /// command (`cargo test`, which the try form reads with its own guards)
-/// are none.
+/// are none. A call given literal arguments is one input
+/// ("`round_coord(35.6812362, 5)`"); a bare call (`parse()`) is a name.
 fn is_literal(code: &str) -> bool {
+    if let Some(args) = call_arguments(code) {
+        return args.contains(|c: char| c.is_ascii_digit() || c == '"');
+    }
     if code.contains(char::is_whitespace) {
         return false;
     }
     code.chars().any(|c| !(c.is_ascii_alphanumeric() || "_:.()".contains(c)))
         || (code.starts_with(|c: char| c.is_ascii_digit())
             && code.contains('.'))
+}
+
+/// The arguments of a code span that is one call of a named function
+/// ("`f(1, 2)`" gives "1, 2").
+fn call_arguments(code: &str) -> Option<&str> {
+    let (name, rest) = code.split_once('(')?;
+    let args = rest.strip_suffix(')')?;
+    let named = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_:.".contains(c));
+    named.then_some(args)
 }
 
 /// Whether a word of `lists` stands in `range` of `text` outside its code

@@ -138,6 +138,8 @@ pub(crate) struct PlainAudits {
     attributive: Vec<&'static str>,
     /// What makes a check hearsay ("by reading the docs"), lowercased.
     hearsay: Vec<&'static str>,
+    /// What makes a check a reading of the code, lowercased.
+    code_read: Vec<&'static str>,
     /// A document named as the proof, lowercased: see
     /// [`PlainTable::sources`](super::lang::PlainTable::sources).
     sources: Vec<&'static str>,
@@ -156,6 +158,7 @@ impl PlainAudits {
         };
         let referents: Vec<Cow<'static, str>> =
             collect(|t| t.plain.failure_modes)
+                .chain(collect(|t| t.plain.products))
                 .chain(COMMANDS.iter().copied())
                 .map(Cow::Borrowed)
                 .collect();
@@ -198,6 +201,7 @@ impl PlainAudits {
             act_void: collect(|t| t.plain.act_void).collect(),
             attributive: collect(|t| t.plain.attributive).collect(),
             hearsay: collect(|t| t.plain.hearsay).collect(),
+            code_read: collect(|t| t.plain.code_read).collect(),
             sources: collect(|t| t.plain.sources).collect(),
             outcomes: Outcomes::new(tables, dfa)?,
         })
@@ -301,10 +305,14 @@ impl PlainAudits {
         if self.sourced(sentence) {
             return true;
         }
+        // Nor is the code itself, read.
+        let lower = sentence.to_lowercase();
+        if self.code_read.iter().any(|w| holds(&lower, w)) {
+            return true;
+        }
         if sentence.bytes().any(|b| b == b'`' || b.is_ascii_digit()) {
             return false;
         }
-        let lower = sentence.to_lowercase();
         self.hearsay.iter().any(|w| holds(&lower, w))
     }
 

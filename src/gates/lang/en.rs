@@ -677,6 +677,7 @@ pub const TABLE: LangTable = LangTable {
             "validated by",
             "validated with",
         ],
+        products: &[],
         failure_modes: &[
             "rtl",
             "right-to-left",
@@ -1060,6 +1061,16 @@ pub const TABLE: LangTable = LangTable {
             "timed out",
             "tried to fix",
             "tried to make",
+            // A run of the whole suite is no check of the change.
+            "ran the full test suite",
+            "ran the whole test suite",
+            "ran the entire test suite",
+            "ran the test suite",
+            "ran the full suite",
+            "ran the whole suite",
+            "ran the entire suite",
+            "ran all tests",
+            "ran all the tests",
             // What the user said is not the work.
             "confirmed with you",
             "confirmed by you",
@@ -1287,6 +1298,7 @@ pub const TABLE: LangTable = LangTable {
             "pages",
             "queries",
             "statements",
+            "hits",
         ],
         comparisons: &[
             "from",
@@ -1504,6 +1516,9 @@ pub const TABLE: LangTable = LangTable {
             "with nvda",
             "with a screen reader",
             "screen reader pass",
+            "the sample",
+            "a sample",
+            "sample file",
         ],
         outcomes: &[
             "arrive",
@@ -1646,6 +1661,20 @@ pub const TABLE: LangTable = LangTable {
             "was read out",
             "announces",
             "announced",
+            "becomes",
+            "became",
+            "are listed",
+            "is listed",
+            "finds",
+            "doesn't turn into",
+        ],
+        code_read: &[
+            "the logic in",
+            "the logic of",
+            "logic in `",
+            "the implementation of",
+            "the code in",
+            "the code of",
         ],
         hearsay: &[
             "by reading",

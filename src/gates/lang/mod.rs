@@ -72,6 +72,10 @@ pub struct PlainTable {
     /// Named failure modes, each a specific referent ("race", "競合",
     /// "경쟁").
     pub failure_modes: &'static [&'static str],
+    /// Products and platforms a check was made on, as the language spells
+    /// them ("크롬", "アウトルック"): a named thing, as a capitalised name
+    /// is in English ("Outlook"), so each is a specific referent.
+    pub products: &'static [&'static str],
     /// Words that negate a lead or a marker standing after them in its
     /// clause ("not", "never").
     pub negations_before: &'static [&'static str],
@@ -141,6 +145,10 @@ pub struct PlainTable {
     /// "ドキュメントを読", "문서를 … 읽고"). A check told with one counts
     /// only with a number or code beside it.
     pub hearsay: &'static [&'static str],
+    /// What makes a check a reading of the code, whatever it names ("the
+    /// logic in `f`", "コードを確認", "코드를 확인"): the code said what
+    /// it would do, nothing was seen doing it.
+    pub code_read: &'static [&'static str],
     /// A document named as what shows a behaviour ("as the guidelines
     /// say", "ドキュメントによると", "문서에 따르면"): hearsay whatever
     /// figures the sentence holds, unless it shows code.
