@@ -461,7 +461,9 @@ fn audit_gate_on_its_parts() {
     // of the seen parts' figure and pairs. The grammar reads some
     // behaviours a change gives ("with it, the command prints the 3 kinds
     // of operations and exits 0", a backoff from 200 ms to 5 s) as tries
-    // or measures: 11 of its 60 summaries pass. A floor, not a goal.
+    // or measures: 7 of its 60 summaries pass (11 before a summary's
+    // heading was read as one, in the sixteenth session). A floor, not a
+    // goal.
     let summaries = load("audit-tune4.tsv");
     let s = score(
         "audit audit-tune4.tsv (summaries)",
@@ -469,7 +471,7 @@ fn audit_gate_on_its_parts() {
         |c| gate_blocks(&gates, c),
         true,
     );
-    assert_bounds("audit summaries", &s, 0.98, 0.8);
+    assert_bounds("audit summaries", &s, 0.98, 0.85);
     if let Some(corpus) = load_corpus_as("audit", Judged::TextAfterAWrite) {
         let s = score(
             "audit corpus, the gate",

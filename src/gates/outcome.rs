@@ -495,6 +495,9 @@ impl Outcomes {
             };
             let found = hits.any(List::Outcome, start..end)
                 || self.has_status(sentence);
+            if plain.summary_heading(sentence) {
+                continue;
+            }
             // "…すると…消えるようにしました": a sentence that ends on the
             // change made tells what the change does. (An English one
             // opens with it, and as often goes on to say what was tried.)
@@ -605,6 +608,7 @@ impl Outcomes {
                     .enough()
                 || self.changes(text, hits, start..end)
                 || self.voided(text, hits, plain, start..end)
+                || plain.summary_heading(sentence)
             {
                 continue;
             }

@@ -140,6 +140,8 @@ pub(crate) struct PlainAudits {
     hearsay: Vec<&'static str>,
     /// What makes a check a reading of the code, lowercased.
     code_read: Vec<&'static str>,
+    /// Words of a heading that introduces a summary, lowercased.
+    summaries: Vec<&'static str>,
     /// A document named as the proof, lowercased: see
     /// [`PlainTable::sources`](super::lang::PlainTable::sources).
     sources: Vec<&'static str>,
@@ -202,6 +204,7 @@ impl PlainAudits {
             attributive: collect(|t| t.plain.attributive).collect(),
             hearsay: collect(|t| t.plain.hearsay).collect(),
             code_read: collect(|t| t.plain.code_read).collect(),
+            summaries: collect(|t| t.plain.summaries).collect(),
             sources: collect(|t| t.plain.sources).collect(),
             outcomes: Outcomes::new(tables, dfa)?,
         })
@@ -275,11 +278,15 @@ impl PlainAudits {
     }
 
     /// Whether the act or statement at `span` reports a check the agent
-    /// made: not voided by a wish or a request on its stem, not cancelled
-    /// by a plan, the user's act or "so it's unverified", and not a form
+    /// made: not voided by a wish or a request on its stem, not in the
+    /// first sentence of a summary, not cancelled by a plan, the user's
+    /// act or "so it's unverified", and not a form
     /// that describes a thing ("実行したコマンド", "the observed crash").
     fn reports(&self, text: &str, span: std::ops::Range<usize>) -> bool {
+        let (start, _) =
+            sentence_bounds_within(text, span.start, CLAUSE_WITHIN);
         !(self.voided(text, span.clone())
+            || self.summary_heading(&text[start..span.start])
             || self.hearsay(text, span.start)
             || adnominal(text, span.end)
             || self.attributive(text, span.start)
@@ -314,6 +321,18 @@ impl PlainAudits {
             return false;
         }
         self.hearsay.iter().any(|w| holds(&lower, w))
+    }
+
+    /// Whether `head`, a sentence up to some byte of it, opens with a
+    /// heading that introduces a summary ("Summary: the handler verifies
+    /// …", "まとめ：…で検証し"): what follows the colon tells the work.
+    pub(crate) fn summary_heading(&self, head: &str) -> bool {
+        let Some(colon) = head.find([':', '：']) else {
+            return false;
+        };
+        let heading = head[..colon].to_lowercase();
+        colon <= COLON_WITHIN
+            && self.summaries.iter().any(|w| holds(&heading, w))
     }
 
     /// Whether `sentence` names a document as what shows a behaviour ("as

@@ -1095,6 +1095,15 @@ pub const TABLE: LangTable = LangTable {
             "the", "a", "an", "this", "that", "these", "those", "our", "its",
             "their", "my", "your", "his", "her", "any", "every", "each",
         ],
+        summaries: &[
+            "summary",
+            "overview",
+            "tl;dr",
+            "tldr",
+            "changelog",
+            "what's new",
+            "in short",
+        ],
         not_topics: &[
             "summary",
             "overview",

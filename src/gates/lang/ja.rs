@@ -880,6 +880,7 @@ pub const TABLE: LangTable = LangTable {
             "しているから",
         ],
         attributive: &[],
+        summaries: &["概要", "要約", "まとめ"],
         not_topics: &[
             "概要",
             "要約",
@@ -994,6 +995,7 @@ pub const TABLE: LangTable = LangTable {
             "減らし",
             "ようにしました",
             "ようにした",
+            "変えました",
         ],
         tries: &[
             "の検索で",

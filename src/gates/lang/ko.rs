@@ -647,6 +647,7 @@ pub const TABLE: LangTable = LangTable {
             "하고 있으므로",
         ],
         attributive: &[],
+        summaries: &["요약", "개요", "정리"],
         not_topics: &[
             "요약",
             "개요",

@@ -109,6 +109,10 @@ pub struct PlainTable {
     /// ("Old clients:", "メモリ：") is a lead only without them, or the
     /// words of [`PlainTable::changes`] ("Fixed:", "変更点：").
     pub not_topics: &'static [&'static str],
+    /// Words of a heading that introduces a summary of the work
+    /// ("Summary:", "まとめ：", "요약:"): the sentence after it tells the
+    /// work, whatever its verbs ("the handler verifies the signature").
+    pub summaries: &'static [&'static str],
     /// Words that tell a change made where they open an English statement
     /// or end a Japanese or Korean one ("added", "now", "追加", "추가"): a
     /// heading's body, a sentence a try is carried from, or one that sets
