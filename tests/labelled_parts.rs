@@ -411,13 +411,13 @@ fn audit_seen() -> Vec<&'static str> {
 }
 
 /// The audit gate's held-out part, its misses never read:
-/// `audit-test46.tsv`, final messages shaped as real ones are (markdown
+/// `audit-test47.tsv`, final messages shaped as real ones are (markdown
 /// headings, bold labels, lists), written in the sixteenth session before
-/// `audit-test45.tsv` was read and before anything was changed for it
-/// (first run: precision 0.971, recall 0.895). First runs of the parts
+/// `audit-test46.tsv` was read and before anything was changed for it
+/// (first run: precision 1.000, recall 0.973). First runs of the parts
 /// before it: 41 0.846 / 0.917, 42 0.902 / 1.000, 43 0.886 / 0.861, 44
-/// 0.921 / 0.946, 45 0.846 / 0.917.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test46.tsv", "audit-test47.tsv"];
+/// 0.921 / 0.946, 45 0.846 / 0.917, 46 0.971 / 0.895.
+const AUDIT_HELD_OUT: &[&str] = &["audit-test47.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {

@@ -1191,6 +1191,8 @@ pub const TABLE: LangTable = LangTable {
             "ロジックを確認",
             "実装を確認",
             "コードを見",
+            "処理されていること",
+            "で処理されて",
         ],
         hearsay: &[
             "ドキュメントを読",

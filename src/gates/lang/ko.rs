@@ -932,6 +932,8 @@ pub const TABLE: LangTable = LangTable {
             "로직을 확인",
             "구현을 확인",
             "코드를 살펴",
+            "에서 모두 처리",
+            "에서 처리하고 있",
         ],
         hearsay: &[
             "문서를",
