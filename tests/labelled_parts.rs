@@ -412,16 +412,16 @@ fn audit_seen() -> Vec<&'static str> {
 
 /// The audit gate's held-out parts, their misses never read: the test
 /// part the closing note of the sixteenth session reports. Final messages
-/// shaped as real ones are (markdown headings, bold labels, lists,
-/// tables), 225 cases, each written before anything was changed for it
-/// and before the part before it was read. First runs: 47 precision 1.000,
-/// recall 0.973; 48 0.971 / 0.868; 49 0.949 / 0.974; pooled 0.972 / 0.938
-/// (106/3/7/109). First runs of the earlier parts, terser messages of one
-/// to four sentences: 41 0.846 / 0.917, 42 0.902 / 1.000, 43 0.886 /
-/// 0.861, 44 0.921 / 0.946, 45 0.846 / 0.917; 46 (shaped as real ones)
-/// 0.971 / 0.895.
+/// shaped as real ones are (markdown headings, bold labels, lists, short
+/// "Done." endings), 225 cases, written before anything was changed for
+/// them and before the parts 47, 48 and 49 were read, and first run only
+/// after the round fitted to those three. First runs of the earlier
+/// held-out parts: 41 precision 0.846, recall 0.917; 42 0.902 / 1.000; 43
+/// 0.886 / 0.861; 44 0.921 / 0.946; 45 0.846 / 0.917 (terser messages of
+/// one to four sentences); 46 0.971 / 0.895; 47, 48 and 49 pooled 0.972 /
+/// 0.938 (shaped as real ones).
 const AUDIT_HELD_OUT: &[&str] =
-    &["audit-test47.tsv", "audit-test48.tsv", "audit-test49.tsv"];
+    &["audit-test50.tsv", "audit-test51.tsv", "audit-test52.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {
@@ -567,7 +567,15 @@ fn audit_gate_on_pairs_of_messages_without_an_audit() {
             if std::ptr::eq(*a, *b) || language(&a.text) != language(&b.text) {
                 continue;
             }
-            let sep = if language(&a.text) == "ja" { "" } else { " " };
+            // A message that opens with a markdown heading starts a
+            // paragraph: a heading never stands inside a line.
+            let sep = if b.text.starts_with('#') {
+                "\n\n"
+            } else if language(&a.text) == "ja" {
+                ""
+            } else {
+                " "
+            };
             let case = Case {
                 block: true,
                 near: false,

@@ -204,6 +204,13 @@ impl Outcomes {
         self.unsure(statement, &hits, 0..statement.len())
     }
 
+    /// Whether `s` gives a cause ("so the", "ので、", "때문에"): an act
+    /// after one is a conclusion drawn ("it's a drop-in replacement, so
+    /// the output is identical"), not a check made.
+    pub(crate) fn gives_cause(&self, s: &str) -> bool {
+        self.hits(s).any(List::Reason, 0..s.len())
+    }
+
     /// Where the words of every list stand in `text`, sorted by start.
     fn hits(&self, text: &str) -> Hits {
         let set = self.lexicon.get();
@@ -637,23 +644,28 @@ impl Outcomes {
         span: Range<usize>,
     ) -> bool {
         let sentence = &text[span.clone()];
-        self.caused(hits, span.clone())
+        self.caused(text, hits, span.clone())
             || is_question(&text[span.end..])
             || hygiene_only(sentence)
             || suite_only(sentence)
             || self.unsure(text, hits, span.clone())
             || self.unverified(text, hits, plain, span)
-            || plain.sourced(sentence)
+            || plain.read_not_seen(sentence)
     }
 
-    /// Whether the sentence at `span` gives a cause before what it says
-    /// came of it: "…にしたので、2回流しても問題ありません" tells what the
-    /// change will do. A cause after the last outcome explains what was
-    /// seen ("the link still worked, because the GET …").
-    fn caused(&self, hits: &Hits, span: Range<usize>) -> bool {
+    /// Whether the sentence at `span` gives a cause for what it says came
+    /// of it: "…にしたので、2回流しても問題ありません" tells what the
+    /// change will do. In English a cause after the last outcome explains
+    /// what was seen ("the link still worked, because the GET …").
+    fn caused(&self, text: &str, hits: &Hits, span: Range<usize>) -> bool {
         let Some(reason) = hits.first(List::Reason, span.clone()) else {
             return false;
         };
+        // Japanese and Korean give the cause last ("…だったからです",
+        // "…이었기 때문입니다"): there it voids wherever it stands.
+        if !text[span.clone()].is_ascii() {
+            return true;
+        }
         hits.within(List::Outcome, span)
             .last()
             .is_none_or(|o| reason.start < o.span.start)

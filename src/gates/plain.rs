@@ -244,6 +244,15 @@ impl PlainAudits {
                     {
                         continue;
                     }
+                    // Nor did one whose first sentence tells the code read
+                    // ("## Verification\nI walked through the code path
+                    // …").
+                    let opening = body.trim_start();
+                    let opening = &opening
+                        [..sentence_end_within(opening, 0, CLAUSE_WITHIN)];
+                    if self.read_not_seen(opening) {
+                        continue;
+                    }
                     self.referent(paragraph(body))
                 }
                 LeadKind::Statement => {
@@ -301,11 +310,17 @@ impl PlainAudits {
     }
 
     /// Whether the sentence holding byte `at` tells a check by reading
-    /// alone ("…のドキュメントを読み込んで、…ことを確認しました") with no
-    /// number or code to show for it.
+    /// alone: see [`PlainAudits::read_not_seen`].
     fn hearsay(&self, text: &str, at: usize) -> bool {
         let (start, end) = sentence_bounds_within(text, at, CLAUSE_WITHIN);
-        let sentence = &text[start..end.max(at)];
+        self.read_not_seen(&text[start..end.max(at)])
+    }
+
+    /// Whether `sentence` tells a check by reading alone: a document named
+    /// as the proof, the code read ("walked through the code path"), or
+    /// words of reading ("…のドキュメントを読み込んで、…ことを確認しました")
+    /// with no number or code to show for it.
+    pub(crate) fn read_not_seen(&self, sentence: &str) -> bool {
         // Code or a number is something to show: looked at first, as most
         // checks have one. A number is not, when a document is named as
         // the proof.
@@ -408,9 +423,18 @@ impl PlainAudits {
             if is_question(&text[end..]) || hygiene_only(&text[start..rest]) {
                 continue;
             }
-            let referent = self
+            let own = self
                 .referent(&text[start..span.start])
-                .or_else(|| self.referent(&text[span.end..rest]))
+                .or_else(|| self.referent(&text[span.end..rest]));
+            // An act after a cause, with nothing of its own to show, is a
+            // conclusion drawn ("it's a drop-in replacement, so the output
+            // is identical"), not a check made.
+            if own.is_none()
+                && self.outcomes.gives_cause(&text[start..span.start])
+            {
+                continue;
+            }
+            let referent = own
                 .or_else(|| self.referent(next_sentence(text, end)))
                 .or_else(|| {
                     let body = list_after(text, span.end)?;

@@ -820,6 +820,11 @@ pub const TABLE: LangTable = LangTable {
             "pending",
             "later",
             "skipped",
+            "resolved",
+            "addressed",
+            "mitigated",
+            "handled",
+            "done",
         ],
         acts: &[
             Lit("checked"),
@@ -1103,6 +1108,12 @@ pub const TABLE: LangTable = LangTable {
             "changelog",
             "what's new",
             "in short",
+            "fix",
+            "fixes",
+            "change",
+            "changes",
+            "solution",
+            "what changed",
         ],
         not_topics: &[
             "summary",
@@ -1282,6 +1293,8 @@ pub const TABLE: LangTable = LangTable {
             "believe",
             "shouldn't",
             "should not",
+            "ready to merge",
+            "ready for review",
         ],
         units: &[
             "ms",
@@ -1546,6 +1559,10 @@ pub const TABLE: LangTable = LangTable {
             "the sample",
             "a sample",
             "sample file",
+            "recomputed",
+            "recalculated",
+            "with the new code",
+            "test account",
         ],
         outcomes: &[
             "arrive",
@@ -1694,6 +1711,7 @@ pub const TABLE: LangTable = LangTable {
             "is listed",
             "finds",
             "doesn't turn into",
+            "exactly the",
         ],
         code_read: &[
             "the logic in",
@@ -1706,6 +1724,10 @@ pub const TABLE: LangTable = LangTable {
             "are handled in",
             "is handled in",
             "are all handled",
+            "code path",
+            "walked through the code",
+            "reviewed the logic",
+            "reviewed the code",
         ],
         hearsay: &[
             "by reading",

@@ -569,6 +569,9 @@ pub const TABLE: LangTable = LangTable {
             "未",
             "問題なし",
             "特にありません",
+            "解決済み",
+            "対応済み",
+            "修正済み",
         ],
         acts: &[
             // A verbal noun with a form of する that says it was done, or
@@ -880,7 +883,7 @@ pub const TABLE: LangTable = LangTable {
             "しているから",
         ],
         attributive: &[],
-        summaries: &["概要", "要約", "まとめ"],
+        summaries: &["概要", "要約", "まとめ", "対応", "修正", "変更"],
         not_topics: &[
             "概要",
             "要約",
@@ -933,6 +936,11 @@ pub const TABLE: LangTable = LangTable {
             "ますか",
             "たぶん",
             "多分",
+            "できる状態",
+            "正しそう",
+            "よさそう",
+            "なさそう",
+            "大丈夫そう",
         ],
         units: &[
             "件",
@@ -1193,6 +1201,10 @@ pub const TABLE: LangTable = LangTable {
             "コードを見",
             "処理されていること",
             "で処理されて",
+            "コードパスを追",
+            "ロジックを見直",
+            "コードを見直",
+            "実装を見直",
         ],
         hearsay: &[
             "ドキュメントを読",
@@ -1250,6 +1262,10 @@ pub const TABLE: LangTable = LangTable {
             "もう発生",
             "もう見",
             "もはや",
+            "修正前：",
+            "修正前:",
+            "変更前：",
+            "修正後：",
         ],
     },
 };

@@ -483,6 +483,10 @@ pub const TABLE: LangTable = LangTable {
             "없어요",
             "미확인",
             "없다",
+            "해결됨",
+            "해결했",
+            "처리됨",
+            "조치 완료",
         ],
         acts: &[
             // A verbal noun with a past form of 하다 or 되다, or a
@@ -647,7 +651,7 @@ pub const TABLE: LangTable = LangTable {
             "하고 있으므로",
         ],
         attributive: &[],
-        summaries: &["요약", "개요", "정리"],
+        summaries: &["요약", "개요", "정리", "수정", "변경", "해결"],
         not_topics: &[
             "요약",
             "개요",
@@ -687,6 +691,8 @@ pub const TABLE: LangTable = LangTable {
             "보세요",
             "보기엔",
             "보기에는",
+            "해도 됩니다",
+            "도 됩니다",
         ],
         units: &[
             "건",
@@ -934,6 +940,10 @@ pub const TABLE: LangTable = LangTable {
             "코드를 살펴",
             "에서 모두 처리",
             "에서 처리하고 있",
+            "코드 경로를 따라",
+            "로직을 검토",
+            "코드를 검토",
+            "로직을 다시 봤",
         ],
         hearsay: &[
             "문서를",
@@ -960,6 +970,8 @@ pub const TABLE: LangTable = LangTable {
             "때문에",
             "원인이",
             "원인은",
+            "때문입니다",
+            "때문이었",
         ],
         then: &[
             "main에서는",
@@ -979,6 +991,8 @@ pub const TABLE: LangTable = LangTable {
             "더는",
             "사라졌",
             "없어졌",
+            "수정 전:",
+            "변경 전:",
         ],
     },
 };
