@@ -509,6 +509,7 @@ impl PlainAudits {
         self.strict_referent(s)
             .or_else(|| proper_name(s))
             .or_else(|| counted(s))
+            .or_else(|| quoted(s))
     }
 
     /// A referent in `s` as the first seed's contract reads one, for the
@@ -562,6 +563,22 @@ pub(crate) fn clauses(sentence: &str) -> Vec<std::ops::Range<usize>> {
     }
     out.push(start..sentence.len());
     out
+}
+
+/// A message quoted in `s`, as a Japanese or Korean text quotes what a
+/// screen showed ("「このリンクは使用済みです」と出て", "\"이미 사용된
+/// 링크입니다\"가 나왔고"): four characters or more between the marks.
+fn quoted(s: &str) -> Option<String> {
+    if s.is_ascii() {
+        return None;
+    }
+    [('「', '」'), ('『', '』'), ('"', '"'), ('“', '”')].iter().find_map(
+        |&(open, close)| {
+            let (_, rest) = s.split_once(open)?;
+            let (inner, _) = rest.split_once(close)?;
+            (inner.chars().count() >= 4).then(|| inner.to_string())
+        },
+    )
 }
 
 /// A count told in words in `s`: an English number from two to twelve

@@ -881,6 +881,8 @@ pub const TABLE: LangTable = LangTable {
             "しているので",
             "しているため",
             "しているから",
+            "ようにしました",
+            "ようにした",
         ],
         attributive: &[],
         summaries: &["概要", "要約", "まとめ", "対応", "修正", "変更"],
@@ -1193,6 +1195,8 @@ pub const TABLE: LangTable = LangTable {
             "されていました",
             "書き込んでい",
             "を返し",
+            "されず",
+            "残りました",
         ],
         code_read: &[
             "コードを確認",
@@ -1205,6 +1209,8 @@ pub const TABLE: LangTable = LangTable {
             "ロジックを見直",
             "コードを見直",
             "実装を見直",
+            "呼ぶ箇所",
+            "箇所をすべて読",
         ],
         hearsay: &[
             "ドキュメントを読",

@@ -692,7 +692,6 @@ pub const TABLE: LangTable = LangTable {
             "보기엔",
             "보기에는",
             "해도 됩니다",
-            "도 됩니다",
         ],
         units: &[
             "건",
@@ -864,6 +863,7 @@ pub const TABLE: LangTable = LangTable {
             "가져오니",
             "당기니",
             "발급하고",
+            "여니",
         ],
         outcomes: &[
             "찾아집니다",
@@ -932,6 +932,10 @@ pub const TABLE: LangTable = LangTable {
             "표시됩니다",
             "표시되고",
             "표시됐",
+            "내려받습니다",
+            "지 않고",
+            "빠졌",
+            "보여 줬",
         ],
         code_read: &[
             "코드를 확인",
@@ -944,6 +948,7 @@ pub const TABLE: LangTable = LangTable {
             "로직을 검토",
             "코드를 검토",
             "로직을 다시 봤",
+            "부르는 곳",
         ],
         hearsay: &[
             "문서를",
@@ -972,6 +977,7 @@ pub const TABLE: LangTable = LangTable {
             "원인은",
             "때문입니다",
             "때문이었",
+            "므로",
         ],
         then: &[
             "main에서는",
