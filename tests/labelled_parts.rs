@@ -414,7 +414,9 @@ fn audit_seen() -> Vec<&'static str> {
 /// part the closing note of the sixteenth session reports. Final messages
 /// shaped as real ones are, 151 cases, written before anything was
 /// changed for them and before the parts 50, 51 and 52 were read, and
-/// first run only after the round fitted to those three. First runs of
+/// first run only after the round fitted to those three (6e3a545): 53
+/// precision 0.860, recall 0.974; 54 0.884 / 1.000; pooled 0.872 / 0.987
+/// (75/11/1/64). First runs of
 /// the earlier held-out parts: 41 precision 0.846, recall 0.917; 42 0.902
 /// / 1.000; 43 0.886 / 0.861; 44 0.921 / 0.946; 45 0.846 / 0.917 (terser
 /// messages of one to four sentences); 46 0.971 / 0.895; 47, 48 and 49
@@ -491,7 +493,7 @@ fn audit_gate_on_its_parts() {
     // 0.967 over 43, 0.967 over 46.
     assert_bounds("audit tune", &f.tune, 0.95, 0.99);
     // Below the target (0.98, 0.95): see AUDIT_HELD_OUT. The
-    // held-out parts gave precision 0.800 to 0.971 and recall 0.861 to
+    // held-out parts gave precision 0.800 to 1.000 and recall 0.861 to
     // 1.000 on their first runs. A floor, not a goal.
     assert_bounds("audit test", &f.test, 0.8, 0.85);
 }
