@@ -340,14 +340,19 @@ impl PlainAudits {
 
     /// Whether `head`, a sentence up to some byte of it, opens with a
     /// heading that introduces a summary ("Summary: the handler verifies
-    /// …", "まとめ：…で検証し"): what follows the colon tells the work.
+    /// …", "まとめ：…で検証し") and names no check: what follows the colon
+    /// tells the work.
     pub(crate) fn summary_heading(&self, head: &str) -> bool {
         let Some(colon) = head.find([':', '：']) else {
             return false;
         };
-        let heading = head[..colon].to_lowercase();
-        colon <= COLON_WITHIN
-            && self.summaries.iter().any(|w| holds(&heading, w))
+        let heading = head[..colon].trim_start_matches(['#', '*', ' ']);
+        let lower = heading.to_lowercase();
+        // A short heading: a longer one may name a check as well ("Quick
+        // check after the fix:").
+        let short = heading.split_whitespace().count() <= 3
+            && heading.chars().count() <= 24;
+        short && self.summaries.iter().any(|w| holds(&lower, w))
     }
 
     /// Whether `sentence` names a document as what shows a behaviour ("as

@@ -1006,6 +1006,8 @@ pub const TABLE: LangTable = LangTable {
             "ようにしました",
             "ようにした",
             "変えました",
+            "件ずつ",
+            "行ずつ",
         ],
         tries: &[
             "の検索で",
@@ -1101,6 +1103,9 @@ pub const TABLE: LangTable = LangTable {
             "再生し",
             "進めると",
             "発行して",
+            "シミュレータ",
+            "エミュレータ",
+            "実機で",
         ],
         outcomes: &[
             "見つかります",
@@ -1197,6 +1202,8 @@ pub const TABLE: LangTable = LangTable {
             "を返し",
             "されず",
             "残りました",
+            "たままです",
+            "たままでした",
         ],
         code_read: &[
             "コードを確認",

@@ -754,6 +754,9 @@ pub const TABLE: LangTable = LangTable {
             "변경했",
             "도록 했",
             "게 했",
+            "개씩",
+            "건씩",
+            "행씩",
         ],
         tries: &[
             "검색으로",
@@ -864,6 +867,10 @@ pub const TABLE: LangTable = LangTable {
             "당기니",
             "발급하고",
             "여니",
+            "시뮬레이터",
+            "에뮬레이터",
+            "실기기",
+            "올리니",
         ],
         outcomes: &[
             "찾아집니다",
@@ -936,6 +943,12 @@ pub const TABLE: LangTable = LangTable {
             "지 않고",
             "빠졌",
             "보여 줬",
+            "나왔",
+            "보입니다",
+            "계속 보",
+            "추가되지 않았",
+            "보였",
+            "남아 있었",
         ],
         code_read: &[
             "코드를 확인",
