@@ -26,6 +26,7 @@ mod patterns;
 mod plain;
 mod reverify;
 mod sentence;
+mod shown;
 
 use std::borrow::Cow;
 

@@ -73,6 +73,7 @@ use super::sentence::{
     floor_boundary, is_word_at, sentence_bounds_within, sentence_end_within,
     strip_note,
 };
+use super::shown;
 use crate::error::Error;
 
 /// How far either way of a byte its sentence is looked for, in bytes: a
@@ -156,6 +157,8 @@ pub(crate) struct Outcomes {
     lists: Vec<List>,
     /// The tables, for the units read after each number.
     tables: Vec<&'static LangTable>,
+    /// The headers of a column of results, for [`shown`](super::shown).
+    result_columns: Vec<&'static str>,
 }
 
 impl Outcomes {
@@ -179,6 +182,10 @@ impl Outcomes {
             lexicon: LazyKeywords::overlapping(words, dfa)?,
             lists,
             tables: tables.to_vec(),
+            result_columns: tables
+                .iter()
+                .flat_map(|t| t.plain.result_columns.iter().copied())
+                .collect(),
         })
     }
 
@@ -194,6 +201,11 @@ impl Outcomes {
             .or_else(|| self.find_try(text, &hits, plain))
             .or_else(|| self.find_contrast(text, &hits, plain))
             .or_else(|| self.find_pairs(text, &hits, plain))
+            .or_else(|| {
+                shown::find(text, &self.result_columns, |s| {
+                    self.unsure_statement(s)
+                })
+            })
     }
 
     /// Whether `statement` is an expectation, a plan or advice ("should
@@ -231,8 +243,8 @@ impl Outcomes {
         // A Japanese or Korean word inside a longer one of another list
         // is part of it: "後で" (later) in "前後で" (before and after).
         // So is an English hedge inside an outcome ("you" in "you get"),
-        // and a change inside a try ("switched" in "switched the
-        // locale").
+        // a change inside a try ("switched" in "switched the locale"),
+        // and a try inside a change ("with the" in "with the new").
         // Words are short, so the longer one starts at most a few bytes
         // before.
         let inside = |h: &Hit, of: Option<List>| {
@@ -257,6 +269,7 @@ impl Outcomes {
                         List::NotTopic | List::Change => {
                             !inside(h, Some(List::Try))
                         }
+                        List::Try => !inside(h, Some(List::Change)),
                         _ => true,
                     }
                 } else {

@@ -1100,6 +1100,10 @@ pub const TABLE: LangTable = LangTable {
             "the", "a", "an", "this", "that", "these", "those", "our", "its",
             "their", "my", "your", "his", "her", "any", "every", "each",
         ],
+        result_columns: &[
+            "got", "actual", "result", "results", "after", "observed",
+            "output",
+        ],
         summaries: &[
             "summary",
             "overview",
@@ -1239,6 +1243,8 @@ pub const TABLE: LangTable = LangTable {
             "now",
             "new",
             "done",
+            "with the new",
+            "with a new",
         ],
         unsure: &[
             "if you",
@@ -1569,7 +1575,6 @@ pub const TABLE: LangTable = LangTable {
             "in parallel",
             "parallel workers",
             "concurrent",
-            "payloads",
             "i rendered",
             "the validator",
             "feed validator",
@@ -1579,6 +1584,10 @@ pub const TABLE: LangTable = LangTable {
             "on a pixel",
             "invited",
             "a test address",
+            "pressing",
+            "typing",
+            "payloads from",
+            "each payload",
         ],
         outcomes: &[
             "arrive",

@@ -885,6 +885,7 @@ pub const TABLE: LangTable = LangTable {
             "ようにした",
         ],
         attributive: &[],
+        result_columns: &["結果", "実際", "修正後", "変更後"],
         summaries: &["概要", "要約", "まとめ", "対応", "修正", "変更"],
         not_topics: &[
             "概要",
@@ -1106,6 +1107,7 @@ pub const TABLE: LangTable = LangTable {
             "シミュレータ",
             "エミュレータ",
             "実機で",
+            "録画で",
         ],
         outcomes: &[
             "見つかります",

@@ -651,6 +651,7 @@ pub const TABLE: LangTable = LangTable {
             "하고 있으므로",
         ],
         attributive: &[],
+        result_columns: &["결과", "실제", "수정 후", "변경 후"],
         summaries: &["요약", "개요", "정리", "수정", "변경", "해결"],
         not_topics: &[
             "요약",
@@ -871,6 +872,7 @@ pub const TABLE: LangTable = LangTable {
             "에뮬레이터",
             "실기기",
             "올리니",
+            "녹화에서",
         ],
         outcomes: &[
             "찾아집니다",
@@ -949,6 +951,8 @@ pub const TABLE: LangTable = LangTable {
             "추가되지 않았",
             "보였",
             "남아 있었",
+            "남았",
+            "바뀌었",
         ],
         code_read: &[
             "코드를 확인",

@@ -113,6 +113,9 @@ pub struct PlainTable {
     /// ("Summary:", "まとめ：", "요약:"): the sentence after it tells the
     /// work, whatever its verbs ("the handler verifies the signature").
     pub summaries: &'static [&'static str],
+    /// Headers of a table column that tells what came of each case
+    /// ("got", "結果", "결과"), lowercased: such a table shows a check.
+    pub result_columns: &'static [&'static str],
     /// Words that tell a change made where they open an English statement
     /// or end a Japanese or Korean one ("added", "now", "追加", "추가"): a
     /// heading's body, a sentence a try is carried from, or one that sets

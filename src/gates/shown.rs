@@ -1,0 +1,178 @@
+//! Audits shown rather than told: a command's run pasted with what it
+//! printed, or a table of cases with a column of what each gave.
+//!
+//! Agents often end a turn by showing the check instead of telling it:
+//!
+//! ```text
+//! $ curl -s 'localhost:8080/api/items?page=2' | jq '.items | length'
+//! 20
+//! ```
+//!
+//! or `| input | expected | got |` and a row per case. No verb of checking
+//! stands in either, so the told forms ([`plain`](super::plain),
+//! [`outcome`](super::outcome)) miss them, yet both are as specific as an
+//! audit gets. Two guards keep advice out: a block whose lead-in is a
+//! hedge, a plan or a request ("You should see:", "実行してください"),
+//! and a block with no output after its command, are none; a table needs a
+//! column of what came of each case ("got", "result", "結果", "결과"), not
+//! only of what was expected.
+
+use super::plain::PlainAudit;
+
+/// Lead-ins that make a pasted run an instruction, lowercased: what the
+/// reader is to run and see, not what the agent saw.
+const INSTRUCTIONS: &[&str] = &[
+    "to verify",
+    "to check",
+    "to test",
+    "to reproduce",
+    "to try",
+    "expected output",
+    "example",
+    "run:",
+    "run this",
+];
+
+/// The first audit shown in `text`. `unsure` tells whether a lead-in is
+/// a hedge, a plan or advice; `result_columns` are the lowercased words
+/// of a table column that tells what each case gave.
+pub(crate) fn find(
+    text: &str,
+    result_columns: &[&'static str],
+    unsure: impl Fn(&str) -> bool,
+) -> Option<PlainAudit> {
+    find_run(text, &unsure).or_else(|| find_table(text, result_columns))
+}
+
+/// A fenced block that holds a command at a shell prompt (`$ `) and a
+/// line of its output after it.
+fn find_run(text: &str, unsure: &impl Fn(&str) -> bool) -> Option<PlainAudit> {
+    let mut offset = 0;
+    let mut fence: Option<usize> = None;
+    let mut lead_in = "";
+    let mut block: Vec<(usize, &str)> = vec![];
+    for line in text.split_inclusive('\n') {
+        let at = offset;
+        offset += line.len();
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            match fence.take() {
+                None => {
+                    fence = Some(at);
+                    block.clear();
+                }
+                Some(_) => {
+                    if let Some(found) = run_in(&block, lead_in, unsure) {
+                        return Some(found);
+                    }
+                }
+            }
+            continue;
+        }
+        if fence.is_some() {
+            block.push((at, trimmed));
+        } else if !trimmed.is_empty() {
+            lead_in = trimmed;
+        }
+    }
+    None
+}
+
+/// The command run with its output in the lines of one fenced block.
+fn run_in(
+    block: &[(usize, &str)],
+    lead_in: &str,
+    unsure: &impl Fn(&str) -> bool,
+) -> Option<PlainAudit> {
+    let lower = lead_in.to_lowercase();
+    if unsure(lead_in) || INSTRUCTIONS.iter().any(|w| lower.contains(w)) {
+        return None;
+    }
+    block.windows(2).find_map(|pair| {
+        let [(at, command), (_, output)] = pair else { return None };
+        let command = command.strip_prefix("$ ")?.trim();
+        let printed = !output.is_empty() && !output.starts_with('$');
+        (printed && !command.is_empty()).then(|| PlainAudit {
+            lead: command.to_string(),
+            referent: output.to_string(),
+            span: *at..*at + command.len() + 2,
+        })
+    })
+}
+
+/// A markdown table with a column of what each case gave and a row under
+/// its header.
+fn find_table(
+    text: &str,
+    result_columns: &[&'static str],
+) -> Option<PlainAudit> {
+    let lines: Vec<(usize, &str)> = text
+        .split_inclusive('\n')
+        .scan(0, |offset, line| {
+            let at = *offset;
+            *offset += line.len();
+            Some((at, line.trim()))
+        })
+        .collect();
+    lines.windows(3).find_map(|rows| {
+        let [(at, header), (_, rule), (_, first)] = rows else { return None };
+        if !is_row(header) || !is_rule(rule) || !is_row(first) {
+            return None;
+        }
+        let column = cells(header).position(|cell| {
+            let cell = cell.to_lowercase();
+            result_columns.iter().any(|w| cell == *w)
+        })?;
+        let value = cells(first).nth(column)?;
+        (!value.is_empty()).then(|| PlainAudit {
+            lead: cells(header).nth(column).unwrap_or_default().to_string(),
+            referent: value.to_string(),
+            span: *at..*at + header.len(),
+        })
+    })
+}
+
+/// Whether `line` is a row of a markdown table.
+fn is_row(line: &str) -> bool {
+    line.starts_with('|') && line.len() > 1 && line.ends_with('|')
+}
+
+/// Whether `line` is the rule under a markdown table's header.
+fn is_rule(line: &str) -> bool {
+    is_row(line) && line.bytes().all(|b| b"|-: ".contains(&b))
+}
+
+/// The trimmed cells of a table row.
+fn cells(row: &str) -> impl Iterator<Item = &str> {
+    let inner = row.trim_matches('|');
+    inner.split('|').map(str::trim)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(text: &str) -> bool {
+        find(text, &["got", "result", "結果"], |s| s.contains("should"))
+            .is_some()
+    }
+
+    /// A run with its output, and a table with a column of results, are
+    /// audits; a run with no output, an instruction, a listing and a
+    /// table of what is expected only are none.
+    #[test]
+    fn runs_and_tables() {
+        assert!(shown("Output:\n```\n$ curl -s localhost/x | jq .n\n20\n```"));
+        assert!(shown("```\n$ mytool status\nno projects\n$ echo $?\n0\n```"));
+        assert!(shown(
+            "| input | expected | got |\n|---|---|---|\n| `a` | 1 | 1 |"
+        ));
+        assert!(shown("| 入力 | 結果 |\n|---|---|\n| `\"\"` | `Empty` |"));
+        assert!(!shown("Run:\n```\n$ make deploy\n```"));
+        assert!(!shown("You should see:\n```\n$ curl localhost\n200\n```"));
+        assert!(!shown("To verify:\n```\n$ curl localhost\n200\n```"));
+        assert!(!shown("```rust\nlet x = 1;\n```"));
+        assert!(!shown("| input | expected |\n|---|---|\n| `a` | 1 |"));
+        assert!(!shown("| file | got |\n|---|---|"));
+    }
+}
