@@ -52,7 +52,8 @@ fn find_run(text: &str, unsure: &impl Fn(&str) -> bool) -> Option<PlainAudit> {
     let mut lead_in = "";
     let mut block: Vec<(usize, &str)> = vec![];
     for line in text.split_inclusive('\n') {
-        let at = offset;
+        // Where the trimmed line starts in `text`.
+        let at = offset + (line.len() - line.trim_start().len());
         offset += line.len();
         let trimmed = line.trim();
         if trimmed.starts_with("```") {
@@ -89,13 +90,13 @@ fn run_in(
         return None;
     }
     block.windows(2).find_map(|pair| {
-        let [(at, command), (_, output)] = pair else { return None };
-        let command = command.strip_prefix("$ ")?.trim();
+        let [(at, line), (_, output)] = pair else { return None };
+        let command = line.strip_prefix("$ ")?.trim();
         let printed = !output.is_empty() && !output.starts_with('$');
         (printed && !command.is_empty()).then(|| PlainAudit {
             lead: command.to_string(),
             referent: output.to_string(),
-            span: *at..*at + command.len() + 2,
+            span: *at..*at + line.len(),
         })
     })
 }
@@ -109,7 +110,7 @@ fn find_table(
     let lines: Vec<(usize, &str)> = text
         .split_inclusive('\n')
         .scan(0, |offset, line| {
-            let at = *offset;
+            let at = *offset + (line.len() - line.trim_start().len());
             *offset += line.len();
             Some((at, line.trim()))
         })
@@ -155,6 +156,21 @@ mod tests {
     fn shown(text: &str) -> bool {
         find(text, &["got", "result", "結果"], |s| s.contains("should"))
             .is_some()
+    }
+
+    /// The span found is the prompt's line or the table's header, as it
+    /// stands in the text, indented or not.
+    #[test]
+    fn spans_stand_in_the_text() {
+        for text in [
+            "Output:\n```\n  $ curl -s é/x\n  20\n```",
+            "  | 入力 | 結果 |\n  |---|---|\n  | `a` | `b` |",
+        ] {
+            let found = find(text, &["結果"], |_| false).unwrap();
+            let line = &text[found.span.clone()];
+            assert!(line.starts_with(['$', '|']), "{line:?}");
+            assert!(line.ends_with(['x', '|']), "{line:?}");
+        }
     }
 
     /// A run with its output, and a table with a column of results, are
