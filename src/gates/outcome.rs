@@ -374,12 +374,15 @@ impl Outcomes {
         let para = text[near..line_start]
             .rfind("\n\n")
             .map_or(near, |i| near + i + 2);
+        // Each piece is a line with its newline, if it has one: their
+        // lengths add up to the span, whether or not `line_start` follows
+        // a newline (a heading may start a sentence inside a line).
         let mut end = line_start;
-        for l in text[para..line_start].lines().rev() {
-            let start = end - l.len() - 1;
-            if !item(l) && !l.trim().is_empty() {
-                let line = start..start + l.len() + 1;
-                return NAMES_WORK.iter().any(|&w| hits.any(w, line.clone()));
+        for l in text[para..line_start].split_inclusive('\n').rev() {
+            let start = end - l.len();
+            let body = l.trim_end_matches(['\n', '\r']);
+            if !item(body) && !body.trim().is_empty() {
+                return NAMES_WORK.iter().any(|&w| hits.any(w, start..end));
             }
             end = start;
         }
