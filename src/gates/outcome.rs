@@ -157,8 +157,9 @@ pub(crate) struct Outcomes {
     lists: Vec<List>,
     /// The tables, for the units read after each number.
     tables: Vec<&'static LangTable>,
-    /// The headers of a column of results, for [`shown`](super::shown).
-    result_columns: Vec<&'static str>,
+    /// The words [`shown`](super::shown) reads: headers of a column of
+    /// results, and lead-ins that make a pasted run an instruction.
+    shown: shown::Words,
 }
 
 impl Outcomes {
@@ -182,10 +183,16 @@ impl Outcomes {
             lexicon: LazyKeywords::overlapping(words, dfa)?,
             lists,
             tables: tables.to_vec(),
-            result_columns: tables
-                .iter()
-                .flat_map(|t| t.plain.result_columns.iter().copied())
-                .collect(),
+            shown: shown::Words {
+                result_columns: tables
+                    .iter()
+                    .flat_map(|t| t.plain.result_columns.iter().copied())
+                    .collect(),
+                instructions: tables
+                    .iter()
+                    .flat_map(|t| t.plain.instructions.iter().copied())
+                    .collect(),
+            },
         })
     }
 
@@ -202,9 +209,7 @@ impl Outcomes {
             .or_else(|| self.find_contrast(text, &hits, plain))
             .or_else(|| self.find_pairs(text, &hits, plain))
             .or_else(|| {
-                shown::find(text, &self.result_columns, |s| {
-                    self.unsure_statement(s)
-                })
+                shown::find(text, &self.shown, |s| self.unsure_statement(s))
             })
     }
 

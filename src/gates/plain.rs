@@ -288,9 +288,9 @@ impl PlainAudits {
 
     /// Whether the act or statement at `span` reports a check the agent
     /// made: not voided by a wish or a request on its stem, not in the
-    /// first sentence of a summary, not cancelled by a plan, the user's
-    /// act or "so it's unverified", and not a form
-    /// that describes a thing ("実行したコマンド", "the observed crash").
+    /// first sentence of a summary, not cancelled by a plan, the user's act
+    /// or "so it's unverified", and not a form that describes a thing
+    /// ("実行したコマンド", "the observed crash").
     fn reports(&self, text: &str, span: std::ops::Range<usize>) -> bool {
         let (start, _) =
             sentence_bounds_within(text, span.start, CLAUSE_WITHIN);
@@ -339,9 +339,9 @@ impl PlainAudits {
     }
 
     /// Whether `head`, a sentence up to some byte of it, opens with a
-    /// heading that introduces a summary ("Summary: the handler verifies
-    /// …", "まとめ：…で検証し") and names no check: what follows the colon
-    /// tells the work.
+    /// short heading (three words and 24 characters at most) that
+    /// introduces a summary or a fix ("Summary: the handler verifies …",
+    /// "まとめ：…で検証し"): what follows the colon tells the work.
     pub(crate) fn summary_heading(&self, head: &str) -> bool {
         let Some(colon) = head.find([':', '：']) else {
             return false;

@@ -12,43 +12,43 @@
 //! stands in either, so the told forms ([`plain`](super::plain),
 //! [`outcome`](super::outcome)) miss them, yet both are as specific as an
 //! audit gets. Two guards keep advice out: a block whose lead-in is a
-//! hedge, a plan or a request ("You should see:", "実行してください"),
-//! and a block with no output after its command, are none; a table needs a
-//! column of what came of each case ("got", "result", "結果", "결과"), not
-//! only of what was expected.
+//! hedge, a plan, a request or an instruction ("You should see:", "To
+//! verify:", "実行してください"), and a block with no output after its
+//! command, are none; a table needs a column of what came of each case
+//! ("got", "result", "結果", "결과"), not only of what was expected. The
+//! words are in the language tables (`lang/`).
 
 use super::plain::PlainAudit;
 
-/// Lead-ins that make a pasted run an instruction, lowercased: what the
-/// reader is to run and see, not what the agent saw.
-const INSTRUCTIONS: &[&str] = &[
-    "to verify",
-    "to check",
-    "to test",
-    "to reproduce",
-    "to try",
-    "expected output",
-    "example",
-    "run:",
-    "run this",
-];
+/// The words of the configured languages that the forms read.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Words {
+    /// Headers of a column that tells what came of each case, lowercased.
+    pub(crate) result_columns: Vec<&'static str>,
+    /// Lead-ins that make a pasted run an instruction, lowercased.
+    pub(crate) instructions: Vec<&'static str>,
+}
 
 /// The first audit shown in `text`. `unsure` tells whether a lead-in is
-/// a hedge, a plan or advice; `result_columns` are the lowercased words
-/// of a table column that tells what each case gave.
+/// a hedge, a plan or advice.
 pub(crate) fn find(
     text: &str,
-    result_columns: &[&'static str],
+    words: &Words,
     unsure: impl Fn(&str) -> bool,
 ) -> Option<PlainAudit> {
-    find_run(text, &unsure).or_else(|| find_table(text, result_columns))
+    find_run(text, &words.instructions, &unsure)
+        .or_else(|| find_table(text, &words.result_columns))
 }
 
 /// A fenced block that holds a command at a shell prompt (`$ `) and a
 /// line of its output after it.
-fn find_run(text: &str, unsure: &impl Fn(&str) -> bool) -> Option<PlainAudit> {
+fn find_run(
+    text: &str,
+    instructions: &[&'static str],
+    unsure: &impl Fn(&str) -> bool,
+) -> Option<PlainAudit> {
     let mut offset = 0;
-    let mut fence: Option<usize> = None;
+    let mut in_block = false;
     let mut lead_in = "";
     let mut block: Vec<(usize, &str)> = vec![];
     for line in text.split_inclusive('\n') {
@@ -57,20 +57,17 @@ fn find_run(text: &str, unsure: &impl Fn(&str) -> bool) -> Option<PlainAudit> {
         offset += line.len();
         let trimmed = line.trim();
         if trimmed.starts_with("```") {
-            match fence.take() {
-                None => {
-                    fence = Some(at);
-                    block.clear();
-                }
-                Some(_) => {
-                    if let Some(found) = run_in(&block, lead_in, unsure) {
-                        return Some(found);
-                    }
+            if in_block {
+                let found = run_in(&block, lead_in, instructions, unsure);
+                if found.is_some() {
+                    return found;
                 }
             }
+            block.clear();
+            in_block = !in_block;
             continue;
         }
-        if fence.is_some() {
+        if in_block {
             block.push((at, trimmed));
         } else if !trimmed.is_empty() {
             lead_in = trimmed;
@@ -83,10 +80,11 @@ fn find_run(text: &str, unsure: &impl Fn(&str) -> bool) -> Option<PlainAudit> {
 fn run_in(
     block: &[(usize, &str)],
     lead_in: &str,
+    instructions: &[&'static str],
     unsure: &impl Fn(&str) -> bool,
 ) -> Option<PlainAudit> {
     let lower = lead_in.to_lowercase();
-    if unsure(lead_in) || INSTRUCTIONS.iter().any(|w| lower.contains(w)) {
+    if unsure(lead_in) || instructions.iter().any(|w| lower.contains(w)) {
         return None;
     }
     block.windows(2).find_map(|pair| {
@@ -153,9 +151,15 @@ fn cells(row: &str) -> impl Iterator<Item = &str> {
 mod tests {
     use super::*;
 
+    fn words() -> Words {
+        Words {
+            result_columns: vec!["got", "result", "結果"],
+            instructions: vec!["to verify", "run:"],
+        }
+    }
+
     fn shown(text: &str) -> bool {
-        find(text, &["got", "result", "結果"], |s| s.contains("should"))
-            .is_some()
+        find(text, &words(), |s| s.contains("should")).is_some()
     }
 
     /// The span found is the prompt's line or the table's header, as it
@@ -166,7 +170,7 @@ mod tests {
             "Output:\n```\n  $ curl -s é/x\n  20\n```",
             "  | 入力 | 結果 |\n  |---|---|\n  | `a` | `b` |",
         ] {
-            let found = find(text, &["結果"], |_| false).unwrap();
+            let found = find(text, &words(), |_| false).unwrap();
             let line = &text[found.span.clone()];
             assert!(line.starts_with(['$', '|']), "{line:?}");
             assert!(line.ends_with(['x', '|']), "{line:?}");

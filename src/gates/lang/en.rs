@@ -1100,6 +1100,17 @@ pub const TABLE: LangTable = LangTable {
             "the", "a", "an", "this", "that", "these", "those", "our", "its",
             "their", "my", "your", "his", "her", "any", "every", "each",
         ],
+        instructions: &[
+            "to verify",
+            "to check",
+            "to test",
+            "to reproduce",
+            "to try",
+            "expected output",
+            "example",
+            "run:",
+            "run this",
+        ],
         result_columns: &[
             "got", "actual", "result", "results", "after", "observed",
             "output",

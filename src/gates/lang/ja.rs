@@ -885,6 +885,7 @@ pub const TABLE: LangTable = LangTable {
             "ようにした",
         ],
         attributive: &[],
+        instructions: &["確認するには", "再現するには", "試すには", "例："],
         result_columns: &["結果", "実際", "修正後", "変更後"],
         summaries: &["概要", "要約", "まとめ", "対応", "修正", "変更"],
         not_topics: &[

@@ -651,6 +651,7 @@ pub const TABLE: LangTable = LangTable {
             "하고 있으므로",
         ],
         attributive: &[],
+        instructions: &["확인하려면", "재현하려면", "해 보려면", "예:"],
         result_columns: &["결과", "실제", "수정 후", "변경 후"],
         summaries: &["요약", "개요", "정리", "수정", "변경", "해결"],
         not_topics: &[

@@ -116,6 +116,10 @@ pub struct PlainTable {
     /// Headers of a table column that tells what came of each case
     /// ("got", "結果", "결과"), lowercased: such a table shows a check.
     pub result_columns: &'static [&'static str],
+    /// Lead-ins that make a pasted run an instruction ("To verify:",
+    /// "Run:", "確認するには", "확인하려면"), lowercased: what the reader
+    /// is to run and see, not what the agent saw.
+    pub instructions: &'static [&'static str],
     /// Words that tell a change made where they open an English statement
     /// or end a Japanese or Korean one ("added", "now", "追加", "추가"): a
     /// heading's body, a sentence a try is carried from, or one that sets
