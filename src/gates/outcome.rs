@@ -228,6 +228,15 @@ impl Outcomes {
         self.hits(s).any(List::Reason, 0..s.len())
     }
 
+    /// Whether `sentence` tells a change made ("Raised the limit to 50
+    /// MB", "上限を 50MB に上げました"), read as a heading's body is: a
+    /// sentence after an act that tells another change reports nothing
+    /// the act found.
+    pub(crate) fn tells_change(&self, sentence: &str) -> bool {
+        let hits = self.hits(sentence);
+        self.changes(sentence, &hits, 0..sentence.len())
+    }
+
     /// Where the words of every list stand in `text`, sorted by start.
     fn hits(&self, text: &str) -> Hits {
         let set = self.lexicon.get();
@@ -318,6 +327,7 @@ impl Outcomes {
             };
             let body = &text[from..to];
             if plain.is_empty(body)
+                || hygiene_list(body)
                 || plain.sourced(body)
                 || self.changes(text, hits, from..to)
                 || self.unsure(text, hits, from..to)
@@ -924,8 +934,13 @@ fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
 /// sentence: in English the try leads it ("Fired 30 bad logins …", "I
 /// opened …"); in Japanese and Korean it ends on a past verb ("…diff し
 /// ました", "…올렸습니다"). A try word inside a description ("The error
-/// type gained a variant, with a message …") carries nothing.
+/// type gained a variant, with a message …"), or one that is a heading
+/// ("**결과:**"), carries nothing.
 fn tells_an_act(text: &str, tried: Range<usize>, span: Range<usize>) -> bool {
+    // A try word that is a heading ("**결과:**") names what follows.
+    if text[tried.end..].trim_start_matches('*').starts_with([':', '：']) {
+        return false;
+    }
     let sentence = text[span.clone()].trim();
     if sentence.is_ascii() {
         let lead = &text[span.start..tried.start];
@@ -1185,6 +1200,34 @@ pub(crate) fn suite_only(sentence: &str) -> bool {
     };
     code_spans(sentence).next().is_some()
         && code_spans(sentence).all(is_suite_run)
+}
+
+/// Whether every line of `body`, its list marker aside, is a clean lint,
+/// build or suite run ("1. `npm run build` ✔"): a heading over such a
+/// list tells that the runs are green, not what was checked.
+pub(crate) fn hygiene_list(body: &str) -> bool {
+    let mut lines = body
+        .lines()
+        .map(without_marker)
+        .filter(|l| !l.trim().is_empty())
+        .peekable();
+    lines.peek().is_some() && lines.all(|l| hygiene_only(l) || suite_only(l))
+}
+
+/// A line without its list marker ("- ", "* ", "2. ", "3) ").
+fn without_marker(line: &str) -> &str {
+    let line = line.trim_start();
+    if let Some(rest) = line.strip_prefix(['-', '*', '•', '・']) {
+        return rest;
+    }
+    match line.split_once(['.', ')']) {
+        Some((n, rest))
+            if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            rest
+        }
+        _ => line,
+    }
 }
 
 /// The last `n` characters of `s`.

@@ -44,7 +44,7 @@
 use std::borrow::Cow;
 
 use super::lang::LangTable;
-use super::outcome::{hygiene_only, Outcomes};
+use super::outcome::{hygiene_list, hygiene_only, Outcomes};
 use super::patterns::{
     holds, leads_to_result, longest_first, LazyKeywords, PatternSet,
 };
@@ -229,6 +229,15 @@ impl PlainAudits {
                     else {
                         continue;
                     };
+                    // An English heading after a change in its sentence is
+                    // what the change was made to ("Handled the edge case
+                    // you mentioned: …"): what was seen of it must be told
+                    // in the sentence after its colon, not anywhere on.
+                    let (start, _) =
+                        sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
+                    let before = &text[start..m.start()];
+                    let changed = before.is_ascii()
+                        && self.outcomes.tells_change(before);
                     if self.is_empty(body) {
                         continue;
                     }
@@ -250,10 +259,16 @@ impl PlainAudits {
                     let opening = body.trim_start();
                     let opening = &opening
                         [..sentence_end_within(opening, 0, CLAUSE_WITHIN)];
-                    if self.read_not_seen(opening) {
+                    if self.read_not_seen(opening)
+                        || hygiene_list(paragraph(body))
+                    {
                         continue;
                     }
-                    self.referent(paragraph(body))
+                    if changed {
+                        self.referent(opening)
+                    } else {
+                        self.referent(self.until_change(body))
+                    }
                 }
                 LeadKind::Statement => {
                     // A statement is an act: what keeps an act from
@@ -263,7 +278,7 @@ impl PlainAudits {
                     }
                     let (start, end) =
                         sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
-                    self.referent(paragraph(&text[m.end()..]))
+                    self.referent(self.until_change(&text[m.end()..]))
                         .or_else(|| self.referent(&text[start..m.start()]))
                         .or_else(|| self.referent(&text[m.end()..end]))
                 }
@@ -277,6 +292,32 @@ impl PlainAudits {
             }
         }
         self.find_act(text).or_else(|| self.outcomes.find(text, self))
+    }
+
+    /// The start of `s` up to its paragraph's end, or to the first
+    /// sentence after its first that tells a change: what a statement of
+    /// checking found is told after it, and a change told after it is
+    /// other work ("I tried it locally. Raised the limit to 50 MB.").
+    fn until_change<'t>(&self, s: &'t str) -> &'t str {
+        let s = paragraph(s);
+        let mut end = sentence_end_within(s, 0, s.len());
+        while end < s.len() {
+            let from = end + s[end..].chars().next().map_or(1, char::len_utf8);
+            let stop = sentence_end_within(s, from, s.len());
+            if self.outcomes.tells_change(&s[from..stop]) {
+                break;
+            }
+            end = stop;
+        }
+        &s[..end]
+    }
+
+    /// The referent of the first line of `list` that names one, passing
+    /// over green runs ("1. `npm run build` ✔"): they tell no check.
+    fn list_referent(&self, list: &str) -> Option<String> {
+        list.lines()
+            .filter(|l| !hygiene_list(l))
+            .find_map(|l| self.referent(l))
     }
 
     /// Whether `sentence` says the work is unverified ("so it's
@@ -439,11 +480,22 @@ impl PlainAudits {
             {
                 continue;
             }
+            // The next sentence tells what the act found, unless it tells
+            // another change ("Tried it locally. Raised the limit to 50
+            // MB.") or is a green run ("確認\n1. `npm run build` ✔").
+            let next = next_sentence(text, end);
             let referent = own
-                .or_else(|| self.referent(next_sentence(text, end)))
                 .or_else(|| {
-                    let body = list_after(text, span.end)?;
-                    self.referent(paragraph(body))
+                    if self.outcomes.tells_change(next) {
+                        None
+                    } else if hygiene_list(next) {
+                        self.list_referent(paragraph(&text[end..]))
+                    } else {
+                        self.referent(next)
+                    }
+                })
+                .or_else(|| {
+                    self.list_referent(paragraph(list_after(text, span.end)?))
                 });
             if let Some(referent) = referent {
                 return Some(PlainAudit {
@@ -751,7 +803,17 @@ fn next_sentence(text: &str, end: usize) -> &str {
     let Some((i, c)) = rest.char_indices().next() else { return "" };
     let from = i + c.len_utf8();
     let (_, stop) = sentence_bounds_within(rest, from, CLAUSE_WITHIN);
-    &rest[from..stop.max(from)]
+    let stop = stop.max(from);
+    let sentence = rest[from..stop].trim();
+    // A list number ("1. ") ends no sentence: the item is its line.
+    let number = !sentence.is_empty()
+        && sentence.bytes().all(|b| b.is_ascii_digit())
+        && rest[stop..].starts_with('.');
+    if number {
+        let line = &rest[from..floor_boundary(rest, from + CLAUSE_WITHIN)];
+        return line.split('\n').next().unwrap_or(line);
+    }
+    &rest[from..stop]
 }
 
 /// Whether the Japanese past form that ends at `at` modifies the noun
