@@ -313,7 +313,7 @@ impl Outcomes {
                 continue;
             }
             let Some(heading) = topic_heading(text, colon) else { continue };
-            if prose_hits(text, hits, NAMES_WORK, heading.span.clone())
+            if prose_hits(text, hits, NAMES_WORK, named(text, &heading.span))
                 || self.under_work_heading(text, hits, heading.line_start)
             {
                 continue;
@@ -910,6 +910,28 @@ fn topic_heading(text: &str, colon: usize) -> Option<TopicHeading<'_>> {
         span: from..from + words.len(),
         line_start,
     })
+}
+
+/// The part of the heading at `span` that names its topic: without a word
+/// of a result before or after what it names ("Result of the restore
+/// drill", "復元訓練の結果", "복원 훈련 결과"), which makes it what came
+/// of that, not a heading of the work ("Result:").
+fn named(text: &str, span: &Range<usize>) -> Range<usize> {
+    let words = &text[span.clone()];
+    let lower = words.to_ascii_lowercase();
+    for lead in ["result of ", "results of "] {
+        if lower.starts_with(lead) && words.len() > lead.len() {
+            return span.start + lead.len()..span.end;
+        }
+    }
+    for tail in ["の結果", "結果", " 결과", "결과"] {
+        if let Some(rest) = words.strip_suffix(tail) {
+            if !rest.trim().is_empty() {
+                return span.start..span.start + rest.len();
+            }
+        }
+    }
+    span.clone()
 }
 
 /// The sentences of `text` in turn, each starting where the last ended

@@ -1056,6 +1056,31 @@ pub(super) mod tests {
         assert_audits(&p, &yes, &no);
     }
 
+    /// What follows a lead lends it a referent only when it tells what
+    /// the check found: not another change, and not a green run.
+    #[test]
+    fn changes_and_green_runs_lend_nothing() {
+        let p = audits();
+        let yes = [
+            "Handled the empty-cart edge case: checkout with 0 items returns 422.",
+            "Result of the restore drill: row counts of the 12 largest tables match.",
+            "확인\n1. `npm run build` ✔\n2. 자바스크립트를 끄고 빌드된 사이트를 여니 링크 7개가 모두 됨",
+            "`psql -U app` with the old password now fails.",
+        ];
+        let no = [
+            "Tried it locally and it works. Raised the upload limit to 50MB.",
+            "I tried it locally. Raised the upload limit to 50MB.",
+            "ローカルで試しました。アップロード上限を 50MB に上げました。",
+            "로컬에서 해 봤습니다. 업로드 한도를 50MB로 올렸습니다.",
+            "Handled the edge case you mentioned: users with no orders get an \
+             empty state now. Bumped serde to 1.0.210.",
+            "📋 確認\n1. `npm run build` ✔\n2. `npm test` ✔",
+            "Verification:\n1. `npm run build` ✔\n2. `npm test` ✔",
+            "**결과:** `lower(email)` 고유 인덱스로 가입 중복을 막았습니다. 끝났습니다.",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
     /// A name makes a plain-language audit specific, but not a marker
     /// audit the hollow gate weighs.
     #[test]

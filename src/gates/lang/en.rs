@@ -1609,6 +1609,9 @@ pub const TABLE: LangTable = LangTable {
             "each payload",
         ],
         outcomes: &[
+            "now fails",
+            "still fails",
+            "fails to",
             "arrive",
             "arrives",
             "closed it",

@@ -1122,6 +1122,8 @@ pub const TABLE: LangTable = LangTable {
             "録画で",
         ],
         outcomes: &[
+            "失敗します",
+            "失敗しました",
             "見つかります",
             "見つかりました",
             "のまま、",

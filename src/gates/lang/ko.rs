@@ -881,6 +881,8 @@ pub const TABLE: LangTable = LangTable {
             "녹화에서",
         ],
         outcomes: &[
+            "실패합니다",
+            "실패했",
             "찾아집니다",
             "찾아졌",
             "하나도",
