@@ -38,6 +38,8 @@ pub enum AuditStatus {
 #[derive(Clone, Debug)]
 pub(crate) struct AuditMatcher {
     markers: LazyKeywords,
+    /// Words that make a marker right before them part of another noun.
+    marker_nouns: Vec<&'static str>,
     hatches: LazyKeywords,
     /// The plain-language grammar: it also tells negated markers.
     plain: PlainAudits,
@@ -67,6 +69,10 @@ impl AuditMatcher {
             plain: PlainAudits::new(&tables, dfa)?,
             plain_passes: config.audit.plain_language,
             markers: LazyKeywords::new(markers, dfa)?,
+            marker_nouns: tables
+                .iter()
+                .flat_map(|t| t.marker_nouns.iter().copied())
+                .collect(),
             hatches: LazyKeywords::new(
                 owned(&config.audit.escape_hatches),
                 dfa,
@@ -108,7 +114,12 @@ impl AuditMatcher {
                 .iter()
                 .any(|h| m.start() < h.end && h.start < m.end());
             let keyword = self.markers().keyword(m);
+            let noun = self
+                .marker_nouns
+                .iter()
+                .any(|n| text[m.end()..].starts_with(n));
             if !inside_hatch
+                && !noun
                 && !self.plain.negated(text, m)
                 && !found.iter().any(|f| f == keyword)
             {
@@ -145,6 +156,7 @@ mod audit_status_example {
         assert_eq!(m.status("no audit needed:"), AuditStatus::Absent);
         assert_eq!(m.status("監査不要:"), AuditStatus::Absent);
         assert_eq!(m.status("I audited nothing."), AuditStatus::Absent);
+        assert_eq!(m.status("監査ログを追加しました。"), AuditStatus::Absent);
         assert!(matches!(
             m.status("Edge cases: an empty list returns None."),
             AuditStatus::Plain(_)

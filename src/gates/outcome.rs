@@ -539,7 +539,8 @@ impl Outcomes {
             // "…すると…消えるようにしました": a sentence that ends on the
             // change made tells what the change does. (An English one
             // opens with it, and as often goes on to say what was tried.)
-            let body = sentence.trim_end();
+            // A note in brackets after the verb is not where it ends.
+            let body = strip_note(sentence.trim_end());
             let told = !body.is_ascii()
                 && hits.any(
                     List::Setting,

@@ -70,11 +70,12 @@ const REFERENT_WITHIN: usize = 600;
 /// judged in linear time.
 const CLAUSE_WITHIN: usize = 240;
 
-/// Commands that name how something was checked.
+/// Commands that name how something was checked. English verbs that are
+/// also commands ("make", "mix") name one only in a code span.
 const COMMANDS: &[&str] = &[
-    "cargo", "npm", "npx", "pnpm", "yarn", "pytest", "go test", "make",
-    "grep", "rg", "curl", "git", "jest", "vitest", "mix", "rspec", "gradle",
-    "mvn", "dotnet", "ctest", "tox",
+    "cargo", "npm", "npx", "pnpm", "yarn", "pytest", "go test", "grep", "rg",
+    "curl", "git", "jest", "vitest", "rspec", "gradle", "mvn", "dotnet",
+    "ctest", "tox",
 ];
 
 /// A plain-language audit found in a text.

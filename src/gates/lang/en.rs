@@ -8,6 +8,7 @@ use crate::gates::patterns::Pat::{Lit, Near, Opening};
 pub const TABLE: LangTable = LangTable {
     code: "en",
     markers: crate::keywords::AUDIT_MARKERS_EN,
+    marker_nouns: &[],
     // "not", "n't" (isn't, haven't, don't), "never", "without": before a
     // match in its clause, they void it ("it's not up to you", "I haven't
     // verified it", "I don't think you're right").
@@ -1796,6 +1797,8 @@ pub const TABLE: LangTable = LangTable {
             "read through the code",
         ],
         sources: &[
+            "in the ticket",
+            "on the ticket",
             "as rfc",
             "per rfc",
             "rfc recommends",

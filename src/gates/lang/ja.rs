@@ -8,6 +8,7 @@ use crate::gates::patterns::Pat::{Joined, Lit, Near, Opening};
 pub const TABLE: LangTable = LangTable {
     code: "ja",
     markers: crate::keywords::AUDIT_MARKERS_JA,
+    marker_nouns: &["ログ", "証跡", "履歴", "記録", "法人"],
     // Negation follows what it negates: "確認していません", "お任せする話
     // ではありません", "正しいとは限りません".
     negation: Cancel {
@@ -1247,6 +1248,8 @@ pub const TABLE: LangTable = LangTable {
             "実装を読",
         ],
         sources: &[
+            "チケットで",
+            "チケットに",
             "推奨どおり",
             "推奨通り",
             "の推奨に従",

@@ -8,6 +8,7 @@ use crate::gates::patterns::Pat::{Joined, Lit, Near, Opening};
 pub const TABLE: LangTable = LangTable {
     code: "ko",
     markers: crate::keywords::AUDIT_MARKERS_KO,
+    marker_nouns: &[],
     // "안 했", "못 했" put the negation before the verb; "하지 않", "지
     // 못" after it.
     negation: Cancel {
@@ -983,6 +984,8 @@ pub const TABLE: LangTable = LangTable {
             "코드를 읽",
         ],
         sources: &[
+            "티켓에서",
+            "티켓에",
             "권장대로",
             "권장에 따라",
             "권장하는 대로",
