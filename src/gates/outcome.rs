@@ -866,6 +866,15 @@ struct TopicHeading<'t> {
     line_start: usize,
 }
 
+/// English past verbs that do not end in "ed", which open an act told
+/// with a colon ("Found the leak: …"), not a topic.
+const IRREGULAR_PAST: &[&str] = &[
+    "found", "made", "ran", "saw", "got", "took", "wrote", "built", "kept",
+    "sent", "went", "had", "gave", "broke", "brought", "caught", "chose",
+    "hid", "held", "left", "lost", "put", "set", "split", "shut", "spent",
+    "stuck", "taught", "thought", "threw", "tore", "won", "wound",
+];
+
 /// The heading that ends at the colon at byte `colon`, if the words
 /// before it are one: a noun phrase of at most four English words or ten
 /// Japanese or Korean characters, with no code, number or verb ending,
@@ -894,10 +903,10 @@ fn topic_heading(text: &str, colon: usize) -> Option<TopicHeading<'_>> {
         let n = bare.split_whitespace().count();
         // A past verb is an act told with a colon, which the acts judge.
         (1..=6).contains(&n)
-            && !bare
-                .split_whitespace()
-                .next()
-                .is_some_and(|w| w.to_ascii_lowercase().ends_with("ed"))
+            && !bare.split_whitespace().next().is_some_and(|w| {
+                let w = w.to_ascii_lowercase();
+                w.ends_with("ed") || IRREGULAR_PAST.contains(&w.as_str())
+            })
     } else {
         bare.chars().count() <= 14
             // A verb ending makes it a statement: "見ました：", "했습니다:".

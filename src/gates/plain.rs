@@ -50,7 +50,7 @@ use super::patterns::{
 };
 use super::sentence::{
     ends_sentence, floor_boundary, is_word_at, sentence_bounds_within,
-    sentence_end_within, without_notes,
+    sentence_end_within, strip_note, without_notes,
 };
 use crate::error::Error;
 use crate::keywords::{KeywordMatch, KeywordSet};
@@ -279,6 +279,15 @@ impl PlainAudits {
                     }
                     let (start, end) =
                         sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
+                    // A Japanese statement in its joining form ("検証し、")
+                    // takes its tense from the sentence's end: "…を検証し、
+                    // 400 を返します" tells what the code does.
+                    let keyword = leads.keyword(m);
+                    if keyword.ends_with('、')
+                        && !ends_in_past(&text[m.end()..end])
+                    {
+                        continue;
+                    }
                     self.referent(self.until_change(&text[m.end()..]))
                         .or_else(|| self.referent(&text[start..m.start()]))
                         .or_else(|| self.referent(&text[m.end()..end]))
@@ -795,6 +804,13 @@ impl Script {
             }),
         }
     }
+}
+
+/// Whether a Japanese sentence ends on a past form ("…しました", "…でした",
+/// "…済み"), a note in brackets after it aside.
+fn ends_in_past(sentence: &str) -> bool {
+    let body = strip_note(sentence.trim_end().trim_end_matches(['。', '.']));
+    ["た", "済み", "済"].iter().any(|e| body.ends_with(e))
 }
 
 /// The sentence after the one that ends at `end`, in the same paragraph:

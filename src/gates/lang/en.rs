@@ -1267,6 +1267,9 @@ pub const TABLE: LangTable = LangTable {
             "addressed",
         ],
         unsure: &[
+            "you can try",
+            "you can check",
+            "you can test",
             "if you",
             "when you",
             "unless you",

@@ -929,6 +929,9 @@ pub const TABLE: LangTable = LangTable {
             "足し",
         ],
         unsure: &[
+            "試せます",
+            "試すことができます",
+            "確かめられます",
             "ればよい",
             "ればいい",
             "れば大丈夫",

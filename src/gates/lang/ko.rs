@@ -678,6 +678,8 @@ pub const TABLE: LangTable = LangTable {
             "지웠", "옮겼",
         ],
         unsure: &[
+            "볼 수 있습니다",
+            "볼 수 있어요",
             "면 됩니다",
             "면 돼요",
             "것 같",
