@@ -449,7 +449,11 @@ impl Outcomes {
         } else {
             end - tail(body, 16).len()
         };
-        hits.any(List::Unsure, from..end)
+        // "…, as it should" tells that what was seen was what was wanted.
+        hits.within(List::Unsure, from..end).any(|h| {
+            let before = text[..h.span.start].to_ascii_lowercase();
+            !["as it ", "as they "].iter().any(|a| before.ends_with(a))
+        })
     }
 
     /// See the module docs: a measured result.

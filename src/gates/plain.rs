@@ -141,6 +141,9 @@ pub(crate) struct PlainAudits {
     hearsay: Vec<&'static str>,
     /// What makes a check a reading of the code, lowercased.
     code_read: Vec<&'static str>,
+    /// Words of a guess, lowercased: see
+    /// [`PlainTable::guesses`](super::lang::PlainTable::guesses).
+    guesses: Vec<&'static str>,
     /// Words of a heading that introduces a summary, lowercased.
     summaries: Vec<&'static str>,
     /// A document named as the proof, lowercased: see
@@ -205,6 +208,7 @@ impl PlainAudits {
             attributive: collect(|t| t.plain.attributive).collect(),
             hearsay: collect(|t| t.plain.hearsay).collect(),
             code_read: collect(|t| t.plain.code_read).collect(),
+            guesses: collect(|t| t.plain.guesses).collect(),
             summaries: collect(|t| t.plain.summaries).collect(),
             sources: collect(|t| t.plain.sources).collect(),
             outcomes: Outcomes::new(tables, dfa)?,
@@ -479,6 +483,11 @@ impl PlainAudits {
             if is_question(&text[end..]) || hygiene_only(&text[start..rest]) {
                 continue;
             }
+            // What the act found, told as a guess, was inferred.
+            let after = text[span.end..rest].to_lowercase();
+            if self.guesses.iter().any(|g| after.contains(g)) {
+                continue;
+            }
             let own = self
                 .referent(&text[start..span.start])
                 .or_else(|| self.referent(&text[span.end..rest]));
@@ -632,18 +641,23 @@ pub(crate) fn clauses(sentence: &str) -> Vec<std::ops::Range<usize>> {
     out
 }
 
-/// A message quoted in `s`, as a Japanese or Korean text quotes what a
-/// screen showed ("「このリンクは使用済みです」と出て", "\"이미 사용된
-/// 링크입니다\"가 나왔고"): four characters or more between the marks.
+/// A message quoted in `s`, as a text quotes what a screen showed
+/// ("「このリンクは使用済みです」と出て", "\"이미 사용된 링크입니다\"가
+/// 나왔고"): four characters or more between the marks. An English quote
+/// is a message when it reads as one: two words or more, capitalised
+/// ("it showed \"You're unsubscribed\""), not a word set apart.
 fn quoted(s: &str) -> Option<String> {
-    if s.is_ascii() {
-        return None;
-    }
     [('「', '」'), ('『', '』'), ('"', '"'), ('“', '”')].iter().find_map(
         |&(open, close)| {
             let (_, rest) = s.split_once(open)?;
             let (inner, _) = rest.split_once(close)?;
-            (inner.chars().count() >= 4).then(|| inner.to_string())
+            let message = if inner.is_ascii() && s.is_ascii() {
+                inner.split_whitespace().count() >= 2
+                    && inner.starts_with(|c: char| c.is_ascii_uppercase())
+            } else {
+                inner.chars().count() >= 4
+            };
+            message.then(|| inner.to_string())
         },
     )
 }

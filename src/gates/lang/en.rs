@@ -1267,9 +1267,10 @@ pub const TABLE: LangTable = LangTable {
             "addressed",
         ],
         unsure: &[
-            "you can try",
-            "you can check",
-            "you can test",
+            "look like",
+            "looks like",
+            "seem to",
+            "seems to",
             "if you",
             "when you",
             "unless you",
@@ -1613,6 +1614,9 @@ pub const TABLE: LangTable = LangTable {
             "each payload",
         ],
         outcomes: &[
+            "landed on",
+            "lands on",
+            "flipped to",
             "now fails",
             "still fails",
             "fails to",
@@ -1785,6 +1789,14 @@ pub const TABLE: LangTable = LangTable {
             "walked through the code",
             "reviewed the logic",
             "reviewed the code",
+        ],
+        guesses: &[
+            "look like",
+            "looks like",
+            "seem to",
+            "seems to",
+            "appear to",
+            "appears to",
         ],
         hearsay: &[
             "by reading",

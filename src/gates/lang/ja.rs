@@ -1126,6 +1126,7 @@ pub const TABLE: LangTable = LangTable {
             "録画で",
         ],
         outcomes: &[
+            "読み込まれ",
             "失敗します",
             "失敗しました",
             "見つかります",
@@ -1239,6 +1240,7 @@ pub const TABLE: LangTable = LangTable {
             "呼ぶ箇所",
             "箇所をすべて読",
         ],
+        guesses: &["なさそう", "ありそう", "ようです", "みたいです"],
         hearsay: &[
             "ドキュメントを読",
             "仕様書を読",

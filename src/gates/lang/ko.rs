@@ -678,6 +678,8 @@ pub const TABLE: LangTable = LangTable {
             "지웠", "옮겼",
         ],
         unsure: &[
+            "없어 보입니다",
+            "없어 보여요",
             "볼 수 있습니다",
             "볼 수 있어요",
             "면 됩니다",
@@ -977,6 +979,13 @@ pub const TABLE: LangTable = LangTable {
             "코드를 검토",
             "로직을 다시 봤",
             "부르는 곳",
+        ],
+        guesses: &[
+            "없어 보입니다",
+            "없어 보여",
+            "것 같",
+            "듯합니다",
+            "듯해요",
         ],
         hearsay: &[
             "문서를",

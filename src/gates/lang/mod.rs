@@ -163,6 +163,11 @@ pub struct PlainTable {
     /// logic in `f`", "コードを確認", "코드를 확인"): the code said what
     /// it would do, nothing was seen doing it.
     pub code_read: &'static [&'static str],
+    /// Words of a guess ("looks like", "なさそう", "없어 보입니다"),
+    /// lowercased: a finding told with one after an act of checking was
+    /// inferred from it, not seen ("I went through the changelog and none
+    /// of them look like they affect us").
+    pub guesses: &'static [&'static str],
     /// A document named as what shows a behaviour ("as the guidelines
     /// say", "ドキュメントによると", "문서에 따르면"): hearsay whatever
     /// figures the sentence holds, unless it shows code.
