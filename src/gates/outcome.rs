@@ -536,7 +536,8 @@ impl Outcomes {
                 continue;
             };
             let found = hits.any(List::Outcome, start..end)
-                || self.has_status(sentence);
+                || self.has_status(sentence)
+                || shows_message(sentence);
             if plain.summary_heading(sentence) {
                 continue;
             }
@@ -868,6 +869,12 @@ struct TopicHeading<'t> {
     span: Range<usize>,
     /// Where the heading's line starts.
     line_start: usize,
+}
+
+/// Whether `sentence` gives, after a colon, the message a screen showed
+/// (`…after 31 minutes: "This link has expired"`): what came of the try.
+fn shows_message(sentence: &str) -> bool {
+    [": \"", ": “", "：「", ": 「"].iter().any(|m| sentence.contains(m))
 }
 
 /// English past verbs that do not end in "ed", which open an act told

@@ -1112,6 +1112,30 @@ pub(super) mod tests {
         assert_audits(&p, &yes, &no);
     }
 
+    /// A message a screen showed is a referent and an outcome; a guess
+    /// after an act, a present-tense description of the code, a ticket
+    /// as the proof and an English verb that is also a command are none.
+    #[test]
+    fn messages_seen_and_guesses_made() {
+        let p = audits();
+        let yes = [
+            "Clicked the link in the digest: it showed \"You're unsubscribed\".",
+            "Requested a link and used it after 31 minutes: \"This link has expired\".",
+            "With `faketime '+120 seconds'` on the test IdP, login succeeds; at +5 \
+             minutes it still fails, as it should.",
+        ];
+        let no = [
+            "I went through the changelog's breaking changes and none of them \
+             look like they affect us, except `defaultProps`.",
+            "変更履歴の破壊的変更を読みましたが、`defaultProps` 以外は関係なさそうです。",
+            "Found the leak: closed connections stayed in the `subscribers` map.",
+            "`constructEvent` で署名を検証し、不正なイベントには 400 を返します。",
+            "The translators confirmed the strings in the ticket. It should make \
+             repeat requests faster.",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
     /// A name makes a plain-language audit specific, but not a marker
     /// audit the hollow gate weighs.
     #[test]
