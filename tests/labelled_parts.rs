@@ -412,21 +412,21 @@ fn audit_seen() -> Vec<&'static str> {
 
 /// The audit gate's held-out parts, their misses never read: the test
 /// part the closing note of the seventeenth session reports. Final
-/// messages shaped as real ones are ("Done." openings, steps, a "What I
-/// checked" heading, fenced runs, tables), 150 cases, written before
-/// anything was changed for them and before the parts 57 and 58 were
-/// read, and first run only after the round fitted to those two
-/// (141f39b): 59 precision 0.968, recall 0.833; 60 0.844 / 0.750; pooled
-/// 0.905 / 0.792 (57/6/15/72).
+/// messages shaped as real ones are ("## Summary / ## Testing" sections,
+/// check-mark lists, stories), 150 cases, written before anything was
+/// changed for them and before the parts 59 and 60 were read, and first
+/// run only after the round fitted to those two (83c0e19): 61 precision
+/// 0.872, recall 0.944; 62 0.846 / 0.611; pooled 0.862 / 0.778
+/// (56/9/16/69).
 ///
 /// First runs of the earlier held-out parts: 41 0.846 / 0.917, 42 0.902 /
 /// 1.000, 43 0.886 / 0.861, 44 0.921 / 0.946, 45 0.846 / 0.917 (terser
 /// messages of one to four sentences); 46 0.971 / 0.895; 47, 48 and 49
 /// pooled 0.972 / 0.938; 50, 51 and 52 pooled 0.915 / 0.947; 53 and 54
 /// pooled 0.872 / 0.987; 55 and 56 pooled 0.878 / 0.947; 57 and 58 pooled
-/// 0.923 / 0.947 (shaped as real ones). `benches/RESULTS.md` has them
-/// with their counts.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test59.tsv", "audit-test60.tsv"];
+/// 0.923 / 0.947; 59 and 60 pooled 0.905 / 0.792 (shaped as real ones).
+/// `benches/RESULTS.md` has them with their counts.
+const AUDIT_HELD_OUT: &[&str] = &["audit-test61.tsv", "audit-test62.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {
@@ -497,9 +497,9 @@ fn audit_gate_on_its_parts() {
     // 0.967 over 43, 0.967 over 46, 0.976 over 59.
     assert_bounds("audit tune", &f.tune, 0.95, 0.99);
     // Below the issue's target (0.98, 0.95): see AUDIT_HELD_OUT. The
-    // held-out parts gave precision 0.800 to 1.000 and recall 0.750 to
-    // 1.000 on their first runs (59 and 60 pooled 0.792). A floor, not a
-    // goal.
+    // held-out parts gave precision 0.800 to 1.000 and recall 0.611 to
+    // 1.000 on their first runs (pooled, 59 and 60 0.792, 61 and 62
+    // 0.778). A floor, not a goal.
     assert_bounds("audit test", &f.test, 0.8, 0.75);
 }
 
