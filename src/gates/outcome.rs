@@ -999,6 +999,13 @@ fn tells_an_act(text: &str, tried: Range<usize>, span: Range<usize>) -> bool {
         };
     }
     let body = sentence.trim_end_matches(['。', '.', '!', '！', ')', '）']);
+    // A past that is negated tells what was not done.
+    if ["ませんでした", "なかった", "못했습니다", "않았습니다"]
+        .iter()
+        .any(|e| body.ends_with(e))
+    {
+        return false;
+    }
     body.ends_with('た')
         || ["었습니다", "았습니다", "였습니다", "했습니다", "봤습니다"]
             .iter()
