@@ -437,6 +437,26 @@ impl Outcomes {
         hits.any(List::Change, range)
     }
 
+    /// Whether the Japanese or Korean sentence at `span` ends on the
+    /// change made ("…すると…消えるようにしました"): it tells what the
+    /// change does. (An English one opens with it, and as often goes on
+    /// to say what was tried.) A note in brackets after the verb is not
+    /// where it ends.
+    fn tells_setting(
+        &self,
+        text: &str,
+        hits: &Hits,
+        span: Range<usize>,
+    ) -> bool {
+        let body = strip_note(text[span.clone()].trim_end());
+        !body.is_ascii()
+            && hits.any(
+                List::Setting,
+                span.start + body.len() - tail(body, 12).len()
+                    ..span.start + body.len(),
+            )
+    }
+
     /// Whether the statement at `span` is an expectation, a plan or advice
     /// ("should", "はず", "주세요"): anywhere in English, in the last few
     /// characters in Japanese and Korean, which end on them ("아직 읽지
@@ -541,18 +561,10 @@ impl Outcomes {
             if plain.summary_heading(sentence) {
                 continue;
             }
-            // "…すると…消えるようにしました": a sentence that ends on the
-            // change made tells what the change does. (An English one
-            // opens with it, and as often goes on to say what was tried.)
-            // A note in brackets after the verb is not where it ends.
-            let body = strip_note(sentence.trim_end());
-            let told = !body.is_ascii()
-                && hits.any(
-                    List::Setting,
-                    start + body.len() - tail(body, 12).len()
-                        ..start + body.len(),
-                );
-            if !found || told || self.voided(text, hits, plain, start..end) {
+            if !found
+                || self.tells_setting(text, hits, start..end)
+                || self.voided(text, hits, plain, start..end)
+            {
                 continue;
             }
             // The sentence a try is carried from is judged as its own:

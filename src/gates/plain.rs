@@ -246,6 +246,7 @@ impl PlainAudits {
                     if self.is_empty(body) {
                         continue;
                     }
+
                     // A body on the heading's line that opens with a hedge
                     // or a plan found nothing, whatever follows it
                     // ("Edge cases: I'll look at them later. Added
@@ -272,7 +273,7 @@ impl PlainAudits {
                     if changed {
                         self.referent(opening)
                     } else {
-                        self.referent(self.until_change(body))
+                        self.sure_referent(self.until_change(body))
                     }
                 }
                 LeadKind::Statement => {
@@ -324,6 +325,27 @@ impl PlainAudits {
             end = stop;
         }
         &s[..end]
+    }
+
+    /// The referent of the first sentence of `s` that names one and is
+    /// no Japanese or Korean request, plan or expectation: "**확인 방법:**
+    /// 서버를 20초 멈춰 보세요" names what the reader is to do. (Those end
+    /// on their hedge; an English one may weigh a risk in the middle:
+    /// "Impact: … so no client should break".)
+    fn sure_referent(&self, s: &str) -> Option<String> {
+        let mut from = 0;
+        while from < s.len() {
+            let end = sentence_end_within(s, from, s.len());
+            let sentence = &s[from..end];
+            if sentence.is_ascii() || !self.outcomes.unsure_statement(sentence)
+            {
+                if let Some(r) = self.referent(sentence) {
+                    return Some(r);
+                }
+            }
+            from = end + s[end..].chars().next().map_or(1, char::len_utf8);
+        }
+        None
     }
 
     /// The referent of the first line of `list` that names one, passing

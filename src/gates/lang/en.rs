@@ -1019,6 +1019,9 @@ pub const TABLE: LangTable = LangTable {
             ],
         },
         act_void: &[
+            "well tested",
+            "well-tested",
+            "battle-tested",
             // A present passive describes the code, a bare "be" a plan:
             // "input is validated", "needs to be tested".
             "is checked",
