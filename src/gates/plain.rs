@@ -242,6 +242,7 @@ impl PlainAudits {
                         sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
                     let before = &text[start..m.start()];
                     let changed = before.is_ascii()
+                        && !before.trim().is_empty()
                         && self.outcomes.tells_change(before);
                     if self.is_empty(body) {
                         continue;
@@ -273,7 +274,10 @@ impl PlainAudits {
                     if changed {
                         self.referent(opening)
                     } else {
-                        self.sure_referent(self.until_change(body))
+                        // Only a paragraph that names one is cut.
+                        self.referent(paragraph(body)).and_then(|_| {
+                            self.sure_referent(self.until_change(body))
+                        })
                     }
                 }
                 LeadKind::Statement => {
@@ -293,7 +297,9 @@ impl PlainAudits {
                     {
                         continue;
                     }
-                    self.referent(self.until_change(&text[m.end()..]))
+                    let rest = &text[m.end()..];
+                    self.referent(paragraph(rest))
+                        .and_then(|_| self.referent(self.until_change(rest)))
                         .or_else(|| self.referent(&text[start..m.start()]))
                         .or_else(|| self.referent(&text[m.end()..end]))
                 }
@@ -527,13 +533,12 @@ impl PlainAudits {
             let next = next_sentence(text, end);
             let referent = own
                 .or_else(|| {
-                    if self.outcomes.tells_change(next) {
-                        None
-                    } else if hygiene_list(next) {
+                    let lent = if hygiene_list(next) {
                         self.list_referent(paragraph(&text[end..]))
                     } else {
                         self.referent(next)
-                    }
+                    };
+                    lent.filter(|_| !self.outcomes.tells_change(next))
                 })
                 .or_else(|| {
                     self.list_referent(paragraph(list_after(text, span.end)?))
