@@ -471,8 +471,14 @@ impl Outcomes {
         };
         // "…, as it should" tells that what was seen was what was wanted.
         hits.within(List::Unsure, from..end).any(|h| {
-            let before = text[..h.span.start].to_ascii_lowercase();
-            !["as it ", "as they "].iter().any(|a| before.ends_with(a))
+            let at = h.span.start;
+            let near = &text[floor_boundary(text, at.saturating_sub(8))..at];
+            !["as it ", "as they "].iter().any(|a| {
+                let near = near.as_bytes();
+                near.len() >= a.len()
+                    && near[near.len() - a.len()..]
+                        .eq_ignore_ascii_case(a.as_bytes())
+            })
         })
     }
 
@@ -1304,6 +1310,19 @@ mod tests {
     use super::super::lang;
     use super::super::plain::tests::{assert_audits, audits};
     use super::*;
+
+    /// "As it should" is read from the bytes before "should", whatever
+    /// characters stand before them.
+    #[test]
+    fn as_it_should_next_to_wide_characters() {
+        let o = Outcomes::new(&lang::ALL, false).unwrap();
+        assert!(!o.unsure_statement("`f(0)` fails, as it should."));
+        assert!(o.unsure_statement("It should pass."));
+        for t in ["確認should", "確認 it should", "テストはas it should"]
+        {
+            o.unsure_statement(t);
+        }
+    }
 
     /// A short heading of any topic counts with a referent in its body;
     /// one that names the work, a plan or a place does not, nor does a

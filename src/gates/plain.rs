@@ -247,7 +247,6 @@ impl PlainAudits {
                     if self.is_empty(body) {
                         continue;
                     }
-
                     // A body on the heading's line that opens with a hedge
                     // or a plan found nothing, whatever follows it
                     // ("Edge cases: I'll look at them later. Added
@@ -529,7 +528,8 @@ impl PlainAudits {
             }
             // The next sentence tells what the act found, unless it tells
             // another change ("Tried it locally. Raised the limit to 50
-            // MB.") or is a green run ("確認\n1. `npm run build` ✔").
+            // MB."); after a green run ("確認\n1. `npm run build` ✔"),
+            // the list's other items may.
             let next = next_sentence(text, end);
             let referent = own
                 .or_else(|| {
