@@ -1315,7 +1315,7 @@ mod tests {
     /// characters stand before them.
     #[test]
     fn as_it_should_next_to_wide_characters() {
-        let o = Outcomes::new(&lang::ALL, false).unwrap();
+        let o = Outcomes::new(lang::ALL, false).unwrap();
         assert!(!o.unsure_statement("`f(0)` fails, as it should."));
         assert!(o.unsure_statement("It should pass."));
         for t in ["確認should", "確認 it should", "テストはas it should"]
