@@ -1270,10 +1270,6 @@ pub const TABLE: LangTable = LangTable {
             "addressed",
         ],
         unsure: &[
-            "look like",
-            "looks like",
-            "seem to",
-            "seems to",
             "if you",
             "when you",
             "unless you",

@@ -680,8 +680,6 @@ pub const TABLE: LangTable = LangTable {
         unsure: &[
             "야 합니다",
             "야 해요",
-            "없어 보입니다",
-            "없어 보여요",
             "볼 수 있습니다",
             "볼 수 있어요",
             "면 됩니다",
