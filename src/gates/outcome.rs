@@ -70,7 +70,7 @@ use super::lang::{LangTable, PlainTable};
 use super::patterns::LazyKeywords;
 use super::plain::{clauses, is_question, paragraph, PlainAudit, PlainAudits};
 use super::sentence::{
-    floor_boundary, is_word_at, sentence_bounds_within, sentence_end_within,
+    floor_boundary, is_word_at, sentence_bounds_within, sentences_within,
     strip_note,
 };
 use super::shown;
@@ -537,7 +537,7 @@ impl Outcomes {
         // A try carried from the sentence before: the try's words, and
         // that sentence.
         let mut before: Option<(Range<usize>, Range<usize>)> = None;
-        for Range { start, end } in sentences(text) {
+        for Range { start, end } in sentences_within(text, SENTENCE_WITHIN) {
             let sentence = &text[start..end];
             // A command the agent ran is a try too: "`git grep -n X`
             // finds nothing".
@@ -658,7 +658,7 @@ impl Outcomes {
         if !hits.hits.iter().any(|h| h.list == List::Outcome) {
             return None;
         }
-        for Range { start, end } in sentences(text) {
+        for Range { start, end } in sentences_within(text, SENTENCE_WITHIN) {
             let sentence = &text[start..end];
             // Two inputs need two code spans, or a number.
             let may_pair = sentence.bytes().filter(|&b| b == b'`').count()
@@ -971,23 +971,6 @@ fn named(text: &str, span: &Range<usize>) -> Range<usize> {
         }
     }
     span.clone()
-}
-
-/// The sentences of `text` in turn, each starting where the last ended
-/// (past its end character, whichever it is), each looked for at most
-/// [`SENTENCE_WITHIN`] bytes on.
-fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
-    let mut at = 0;
-    std::iter::from_fn(move || {
-        if at >= text.len() {
-            return None;
-        }
-        let start = at;
-        let end = sentence_end_within(text, at, SENTENCE_WITHIN);
-        let next = text[end..].chars().next().map_or(1, char::len_utf8);
-        at = end + next;
-        Some(start..end)
-    })
 }
 
 /// Whether the sentence at `span`, whose try word stands at `tried`,

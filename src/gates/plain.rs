@@ -50,7 +50,7 @@ use super::patterns::{
 };
 use super::sentence::{
     ends_sentence, floor_boundary, is_word_at, sentence_bounds_within,
-    sentence_end_within, strip_note, without_notes,
+    sentence_end_within, sentences_within, strip_note, without_notes,
 };
 use crate::error::Error;
 use crate::keywords::{KeywordMatch, KeywordSet};
@@ -234,16 +234,6 @@ impl PlainAudits {
                     else {
                         continue;
                     };
-                    // An English heading after a change in its sentence is
-                    // what the change was made to ("Handled the edge case
-                    // you mentioned: …"): what was seen of it must be told
-                    // in the sentence after its colon, not anywhere on.
-                    let (start, _) =
-                        sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
-                    let before = &text[start..m.start()];
-                    let changed = before.is_ascii()
-                        && !before.trim().is_empty()
-                        && self.outcomes.tells_change(before);
                     if self.is_empty(body) {
                         continue;
                     }
@@ -270,6 +260,16 @@ impl PlainAudits {
                     {
                         continue;
                     }
+                    // An English heading after a change in its sentence is
+                    // what the change was made to ("Handled the edge case
+                    // you mentioned: …"): what was seen of it must be told
+                    // in the sentence after its colon, not anywhere on.
+                    let (start, _) =
+                        sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
+                    let before = &text[start..m.start()];
+                    let changed = before.is_ascii()
+                        && !before.trim().is_empty()
+                        && self.outcomes.tells_change(before);
                     if changed {
                         self.referent(opening)
                     } else {
@@ -320,14 +320,12 @@ impl PlainAudits {
     /// other work ("I tried it locally. Raised the limit to 50 MB.").
     fn until_change<'t>(&self, s: &'t str) -> &'t str {
         let s = paragraph(s);
-        let mut end = sentence_end_within(s, 0, s.len());
-        while end < s.len() {
-            let from = end + s[end..].chars().next().map_or(1, char::len_utf8);
-            let stop = sentence_end_within(s, from, s.len());
-            if self.outcomes.tells_change(&s[from..stop]) {
+        let mut end = 0;
+        for (i, sentence) in sentences_within(s, s.len()).enumerate() {
+            if i > 0 && self.outcomes.tells_change(&s[sentence.clone()]) {
                 break;
             }
-            end = stop;
+            end = sentence.end;
         }
         &s[..end]
     }
@@ -338,19 +336,10 @@ impl PlainAudits {
     /// on their hedge; an English one may weigh a risk in the middle:
     /// "Impact: … so no client should break".)
     fn sure_referent(&self, s: &str) -> Option<String> {
-        let mut from = 0;
-        while from < s.len() {
-            let end = sentence_end_within(s, from, s.len());
-            let sentence = &s[from..end];
-            if sentence.is_ascii() || !self.outcomes.unsure_statement(sentence)
-            {
-                if let Some(r) = self.referent(sentence) {
-                    return Some(r);
-                }
-            }
-            from = end + s[end..].chars().next().map_or(1, char::len_utf8);
-        }
-        None
+        sentences_within(s, s.len())
+            .map(|r| &s[r])
+            .filter(|t| t.is_ascii() || !self.outcomes.unsure_statement(t))
+            .find_map(|t| self.referent(t))
     }
 
     /// The referent of the first line of `list` that names one, passing

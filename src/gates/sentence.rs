@@ -45,6 +45,26 @@ pub(crate) fn sentence_end_within(text: &str, at: usize, max: usize) -> usize {
         .map_or(ceil, |(i, _)| at + i)
 }
 
+/// The sentences of `text` in turn, each starting where the last ended
+/// (past its end character, whichever it is), each looked for at most
+/// `max` bytes on.
+pub(crate) fn sentences_within(
+    text: &str,
+    max: usize,
+) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at >= text.len() {
+            return None;
+        }
+        let start = at;
+        let end = sentence_end_within(text, at, max);
+        let next = text[end..].chars().next().map_or(1, char::len_utf8);
+        at = end + next;
+        Some(start..end)
+    })
+}
+
 /// Whether `c`, at byte `i` of `text`, ends a sentence: the one rule of
 /// the module docs.
 pub(crate) fn ends_sentence(text: &str, i: usize, c: char) -> bool {
