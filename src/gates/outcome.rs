@@ -335,7 +335,12 @@ impl Outcomes {
             {
                 continue;
             }
-            if let Some(referent) = plain.referent(body) {
+            // As under a heading of checking: what a change told after
+            // the first sentence names is other work.
+            let referent = plain
+                .referent(body)
+                .and_then(|_| plain.sure_referent(plain.until_change(body)));
+            if let Some(referent) = referent {
                 return Some(PlainAudit {
                     lead: heading.words.to_string(),
                     referent,
@@ -469,9 +474,14 @@ impl Outcomes {
         } else {
             end - tail(body, 16).len()
         };
-        // "…, as it should" tells that what was seen was what was wanted.
+        // "…, as it should" tells that what was seen was what was wanted,
+        // and a hedge in quotes is what a screen said: "got a \"your
+        // email was changed\" notice".
         hits.within(List::Unsure, from..end).any(|h| {
             let at = h.span.start;
+            if in_quotes(&text[span.start..at]) {
+                return false;
+            }
             let near = &text[floor_boundary(text, at.saturating_sub(8))..at];
             !["as it ", "as they "].iter().any(|a| {
                 let near = near.as_bytes();
@@ -889,10 +899,32 @@ struct TopicHeading<'t> {
     line_start: usize,
 }
 
+/// Whether the end of `before`, a sentence up to some byte of it, stands
+/// inside a quotation: after an odd number of straight quotes, or after
+/// an opening quote mark that is not closed.
+fn in_quotes(before: &str) -> bool {
+    let open_after = |open: char, close: char| {
+        before
+            .rfind(open)
+            .is_some_and(|o| before.rfind(close).is_none_or(|c| c < o))
+    };
+    before.matches('"').count() % 2 == 1
+        || open_after('“', '”')
+        || open_after('「', '」')
+}
+
 /// Whether `sentence` gives, after a colon, the message a screen showed
-/// (`…after 31 minutes: "This link has expired"`): what came of the try.
+/// (`…after 31 minutes: "This link has expired"`), or ends on one right
+/// after a Japanese condition (`…開くと「期限切れです」`): what came of the
+/// try.
 fn shows_message(sentence: &str) -> bool {
-    [": \"", ": “", "：「", ": 「"].iter().any(|m| sentence.contains(m))
+    if [": \"", ": “", "：「", ": 「"].iter().any(|m| sentence.contains(m)) {
+        return true;
+    }
+    let Some(quote) = sentence.trim_end().strip_suffix('」') else {
+        return false;
+    };
+    quote.rfind('「').is_some_and(|o| quote[..o].ends_with(['と', 'ら']))
 }
 
 /// English past verbs that do not end in "ed", which open an act told

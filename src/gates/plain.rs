@@ -318,7 +318,7 @@ impl PlainAudits {
     /// sentence after its first that tells a change: what a statement of
     /// checking found is told after it, and a change told after it is
     /// other work ("I tried it locally. Raised the limit to 50 MB.").
-    fn until_change<'t>(&self, s: &'t str) -> &'t str {
+    pub(crate) fn until_change<'t>(&self, s: &'t str) -> &'t str {
         let s = paragraph(s);
         let mut end = 0;
         for (i, sentence) in sentences_within(s, s.len()).enumerate() {
@@ -335,7 +335,7 @@ impl PlainAudits {
     /// 서버를 20초 멈춰 보세요" names what the reader is to do. (Those end
     /// on their hedge; an English one may weigh a risk in the middle:
     /// "Impact: … so no client should break".)
-    fn sure_referent(&self, s: &str) -> Option<String> {
+    pub(crate) fn sure_referent(&self, s: &str) -> Option<String> {
         sentences_within(s, s.len())
             .map(|r| &s[r])
             .filter(|t| t.is_ascii() || !self.outcomes.unsure_statement(t))
@@ -502,6 +502,27 @@ impl PlainAudits {
             // What the act found, told as a guess, was inferred.
             let after = text[span.end..rest].to_lowercase();
             if self.guesses.iter().any(|g| after.contains(g)) {
+                continue;
+            }
+            // An act that opens a note in brackets finds only what the
+            // note names: "(tested a 12 MB PNG)" is a check, "rows whose
+            // email (compared case-insensitively) exists" a description.
+            // One that points back ("(tried it)") checked what was told.
+            let note = &text[span.end..rest];
+            let note = note.find(')').map_or(note, |i| &note[..i]);
+            let points_back = note.split_whitespace().next().is_none_or(|w| {
+                ["it", "this", "that", "them", "both", "all"]
+                    .iter()
+                    .any(|p| w.eq_ignore_ascii_case(p))
+            });
+            if text[..span.start].ends_with('(') && !points_back {
+                if let Some(referent) = self.referent(note) {
+                    return Some(PlainAudit {
+                        lead: text[span.clone()].to_string(),
+                        referent,
+                        span,
+                    });
+                }
                 continue;
             }
             let own = self

@@ -69,13 +69,33 @@ pub(crate) fn sentences_within(
 /// the module docs.
 pub(crate) fn ends_sentence(text: &str, i: usize, c: char) -> bool {
     match c {
-        '\n' | '。' | '！' | '？' => true,
+        '\n' => true,
+        // A Japanese quotation holds whole sentences: 「期限切れです。新しい
+        // 招待を依頼してください」 is what one screen said.
+        '。' | '！' | '？' => !in_kagi_quote(text, i),
         '.' | '!' | '?' => text[i + c.len_utf8()..]
             .chars()
             .next()
             .is_none_or(char::is_whitespace),
         _ => false,
     }
+}
+
+/// How far either way of a sentence end an open quotation is looked for.
+const QUOTE_WITHIN: usize = 240;
+
+/// Whether byte `i` of `text` stands inside 「…」 on its line: opened
+/// before it and closed after it, each within [`QUOTE_WITHIN`] bytes.
+fn in_kagi_quote(text: &str, i: usize) -> bool {
+    let back = &text[floor_boundary(text, i.saturating_sub(QUOTE_WITHIN))..i];
+    let Some(open) = back.rfind(['「', '\n']) else { return false };
+    if !back[open..].starts_with('「') || back[open..].contains('」') {
+        return false;
+    }
+    let ahead = &text[i..floor_boundary(text, i + QUOTE_WITHIN)];
+    ahead
+        .find(['」', '「', '\n'])
+        .is_some_and(|c| ahead[c..].starts_with('」'))
 }
 
 /// `s` without a note in brackets at its end: "追加済み（最大3回）" →
@@ -154,6 +174,19 @@ mod tests {
         let at = t.find("Audit").unwrap();
         let (s, e) = sentence_bounds(t, at);
         assert_eq!(&t[s..e], " Audit: v3.1 is pinned");
+    }
+
+    #[test]
+    fn quotations_hold_their_sentences() {
+        let t = "開くと「期限切れです。依頼してください」。次です。";
+        let (s, e) = sentence_bounds(t, 0);
+        assert_eq!(&t[s..e], "開くと「期限切れです。依頼してください」");
+        // A quotation left open ends nothing early, and holds no line
+        // break.
+        let t = "「開いた。次。";
+        assert_eq!(sentence_bounds(t, 0), (0, "「開いた".len()));
+        let t = "「a。\nb」";
+        assert_eq!(sentence_bounds(t, 0), (0, "「a".len()));
     }
 
     #[test]
