@@ -918,7 +918,8 @@ fn in_quotes(before: &str) -> bool {
 /// after a Japanese condition (`…開くと「期限切れです」`): what came of the
 /// try.
 fn shows_message(sentence: &str) -> bool {
-    if [": \"", ": “", "：「", ": 「"].iter().any(|m| sentence.contains(m)) {
+    if [": \"", ": “", "：「", ": 「"].iter().any(|m| sentence.contains(m))
+    {
         return true;
     }
     let Some(quote) = sentence.trim_end().strip_suffix('」') else {
@@ -1087,6 +1088,16 @@ fn pairs(
         events.push((open, Event::Input { literal }));
         spans.push(open..close);
     }
+    // So is a quoted string outside code ("\"recieve\" finds …"): two
+    // are needed, as for names, for a message quoted is as often what
+    // came of something.
+    let mut at = 0;
+    while let Some(q) = quote_at(sentence, at) {
+        at = q.end;
+        if !spans.iter().any(|s| s.contains(&q.start)) {
+            events.push((q.start, Event::Input { literal: false }));
+        }
+    }
     // A number inside a code span is part of that input.
     let in_code = |at: usize| spans.iter().any(|s| s.contains(&at));
     for q in quantities.iter().filter(|q| !in_code(q.span.start)) {
@@ -1119,6 +1130,22 @@ fn pairs(
         }
     }
     out
+}
+
+/// The next quotation in `s` from byte `from` on, quotes included: in
+/// straight or curly double quotes, or in 「」.
+fn quote_at(s: &str, from: usize) -> Option<Range<usize>> {
+    let rest = &s[from..];
+    let (open, c) =
+        rest.char_indices().find(|&(_, c)| matches!(c, '"' | '“' | '「'))?;
+    let close = match c {
+        '“' => '”',
+        '「' => '」',
+        _ => '"',
+    };
+    let body = from + open + c.len_utf8();
+    let end = s[body..].find(close)? + body + close.len_utf8();
+    Some(from + open..end)
 }
 
 /// Whether a code span holds a literal value rather than a name: a path,

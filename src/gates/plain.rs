@@ -689,8 +689,13 @@ fn quoted(s: &str) -> Option<String> {
             let (_, rest) = s.split_once(open)?;
             let (inner, _) = rest.split_once(close)?;
             let message = if inner.is_ascii() && s.is_ascii() {
-                inner.split_whitespace().count() >= 2
-                    && inner.starts_with(|c: char| c.is_ascii_uppercase())
+                let words = inner.split_whitespace().count();
+                // A lowercase one reads as a message from three words on
+                // ("a \"your email was changed\" notice"); two may be a
+                // term ("the \"remember me\" box").
+                words >= 3
+                    || (words == 2
+                        && inner.starts_with(|c: char| c.is_ascii_uppercase()))
             } else {
                 inner.chars().count() >= 4
             };
