@@ -1027,6 +1027,9 @@ pub const TABLE: LangTable = LangTable {
             "行ずつ",
         ],
         tries: &[
+            "curl では",
+            "curl で",
+            "curlで",
             "の検索で",
             "その間も",
             "その間ずっと",

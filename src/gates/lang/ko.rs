@@ -770,6 +770,8 @@ pub const TABLE: LangTable = LangTable {
             "행씩",
         ],
         tries: &[
+            "curl로",
+            "curl에서",
             "검색으로",
             "검색하면",
             "훈련을 했",
@@ -886,6 +888,7 @@ pub const TABLE: LangTable = LangTable {
             "녹화에서",
         ],
         outcomes: &[
+            "비어 있었",
             "실패합니다",
             "실패했",
             "찾아집니다",
