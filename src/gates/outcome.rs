@@ -68,7 +68,9 @@ use std::ops::Range;
 
 use super::lang::{LangTable, PlainTable};
 use super::patterns::LazyKeywords;
-use super::plain::{clauses, is_question, paragraph, PlainAudit, PlainAudits};
+use super::plain::{
+    clauses, ends_in_past, is_question, paragraph, PlainAudit, PlainAudits,
+};
 use super::sentence::{
     floor_boundary, is_word_at, sentence_bounds_within, sentences_within,
     strip_note,
@@ -571,6 +573,12 @@ impl Outcomes {
             else {
                 continue;
             };
+            // A Japanese "if it had" with no past after it states a rule:
+            // "照会に失敗したら空のままです".
+            if text[tried.clone()].ends_with("たら") && !ends_in_past(sentence)
+            {
+                continue;
+            }
             let found = hits.any(List::Outcome, start..end)
                 || self.has_status(sentence)
                 || shows_message(sentence);

@@ -864,7 +864,7 @@ impl Script {
 
 /// Whether a Japanese sentence ends on a past form ("…しました", "…でした",
 /// "…済み"), a note in brackets after it aside.
-fn ends_in_past(sentence: &str) -> bool {
+pub(crate) fn ends_in_past(sentence: &str) -> bool {
     let body = strip_note(sentence.trim_end().trim_end_matches(['。', '.']));
     ["た", "済み", "済"].iter().any(|e| body.ends_with(e))
 }
