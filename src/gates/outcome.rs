@@ -72,8 +72,8 @@ use super::plain::{
     clauses, ends_in_past, is_question, paragraph, PlainAudit, PlainAudits,
 };
 use super::sentence::{
-    floor_boundary, is_word_at, sentence_bounds_within, sentences_within,
-    strip_note,
+    floor_boundary, is_word_at, sentence_bounds_within, sentence_end_within,
+    sentences_within, strip_note,
 };
 use super::shown;
 use crate::error::Error;
@@ -286,6 +286,16 @@ impl Outcomes {
                             !inside(h, Some(List::Try))
                         }
                         List::Try => !inside(h, Some(List::Change)),
+                        // A bare "so" gives a purpose ("embedded so
+                        // non-Latin names render"), but not after a comma,
+                        // where it draws a conclusion from what was seen
+                        // (", so a deploy is picked up"), nor before the
+                        // agent's own act ("so I generated one") or in "so
+                        // does".
+                        List::Reason if h.span.len() == 2 => {
+                            !text[..h.span.start].trim_end().ends_with(',')
+                                && !so_of_act(&text[h.span.end..])
+                        }
                         _ => true,
                     }
                 } else {
@@ -332,8 +342,21 @@ impl Outcomes {
                 || hygiene_list(body)
                 || plain.sourced(body)
                 || self.changes(text, hits, from..to)
+                || self.tells_setting(text, hits, from..to)
+                || self.setting_as_cause(hits, from..to)
                 || self.unsure(text, hits, from..to)
                 || !is_statement(body)
+            {
+                continue;
+            }
+            // Nor is a body that the next sentence hedges ("… is rejected
+            // as a replay. This follows Stripe's scheme, so it should be
+            // solid."): what it told was expected, not seen.
+            let next =
+                to + text[to..].chars().next().map_or(0, char::len_utf8);
+            let next = next..sentence_end_within(text, next, SENTENCE_WITHIN);
+            if !text[to..next.end].contains("\n\n")
+                && self.unsure(text, hits, next)
             {
                 continue;
             }
@@ -462,6 +485,17 @@ impl Outcomes {
                 span.start + body.len() - tail(body, 12).len()
                     ..span.start + body.len(),
             )
+    }
+
+    /// Whether the sentence at `span` gives the change made as the cause
+    /// of what it says ("…を毎年取り込むようにしたので、祝日は自動で反映
+    /// されます"): what follows is what the change will do.
+    fn setting_as_cause(&self, hits: &Hits, span: Range<usize>) -> bool {
+        hits.within(List::Reason, span.clone()).any(|r| {
+            hits.within(List::Setting, span.start..r.span.start)
+                .chain(hits.within(List::Change, span.start..r.span.start))
+                .any(|s| r.span.start - s.span.end <= 3)
+        })
     }
 
     /// Whether the statement at `span` is an expectation, a plan or advice
@@ -905,6 +939,16 @@ struct TopicHeading<'t> {
     span: Range<usize>,
     /// Where the heading's line starts.
     line_start: usize,
+}
+
+/// Whether `rest`, what follows a "so", makes it no cause: an act of the
+/// agent's ("so I generated one"), a likeness ("so does a `DELETE`") or a
+/// measure ("so far").
+fn so_of_act(rest: &str) -> bool {
+    let next = rest.split_whitespace().next().unwrap_or("");
+    ["i", "we", "does", "do", "did", "far", "is", "was", "are", "were"]
+        .iter()
+        .any(|w| next.trim_end_matches([',', '.']).eq_ignore_ascii_case(w))
 }
 
 /// Whether the end of `before`, a sentence up to some byte of it, stands

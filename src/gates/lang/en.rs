@@ -1850,6 +1850,7 @@ pub const TABLE: LangTable = LangTable {
             "so that",
             "so the",
             "so it",
+            "so",
         ],
         then: &[
             "on main",
