@@ -479,7 +479,7 @@ impl Outcomes {
         span: Range<usize>,
     ) -> bool {
         let body = strip_note(text[span.clone()].trim_end());
-        !body.is_ascii()
+        is_cjk(body)
             && hits.any(
                 List::Setting,
                 span.start + body.len() - tail(body, 12).len()
@@ -939,6 +939,19 @@ struct TopicHeading<'t> {
     span: Range<usize>,
     /// Where the heading's line starts.
     line_start: usize,
+}
+
+/// Whether `s` is written in Japanese or Korean: it holds kana, hangul or
+/// a CJK ideograph. An English sentence with a dash or an arrow ("— 4
+/// attempts") is still English, and its words keep their English places.
+fn is_cjk(s: &str) -> bool {
+    s.chars().any(|c| {
+        ('\u{3040}'..='\u{30ff}').contains(&c)
+            || ('\u{4e00}'..='\u{9fff}').contains(&c)
+            || ('\u{ac00}'..='\u{d7af}').contains(&c)
+            || ('\u{1100}'..='\u{11ff}').contains(&c)
+            || ('\u{3130}'..='\u{318f}').contains(&c)
+    })
 }
 
 /// Whether `rest`, what follows a "so", makes it no cause: an act of the
