@@ -349,14 +349,16 @@ impl Outcomes {
             {
                 continue;
             }
-            // Nor is a body that the next sentence hedges ("… is rejected
-            // as a replay. This follows Stripe's scheme, so it should be
-            // solid."): what it told was expected, not seen.
+            // Nor is a body that the next sentence hedges, or rests on a
+            // document or a custom ("… is rejected as a replay. This
+            // follows Stripe's scheme, so it should be solid."): what it
+            // told was expected, not seen.
             let next =
                 to + text[to..].chars().next().map_or(0, char::len_utf8);
             let next = next..sentence_end_within(text, next, SENTENCE_WITHIN);
             if !text[to..next.end].contains("\n\n")
-                && self.unsure(text, hits, next)
+                && (self.unsure(text, hits, next.clone())
+                    || plain.sourced(&text[next]))
             {
                 continue;
             }

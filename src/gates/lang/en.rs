@@ -8,7 +8,16 @@ use crate::gates::patterns::Pat::{Lit, Near, Opening};
 pub const TABLE: LangTable = LangTable {
     code: "en",
     markers: crate::keywords::AUDIT_MARKERS_EN,
-    marker_nouns: &[],
+    marker_nouns: &[
+        " regularly",
+        " yearly",
+        " annually",
+        " externally",
+        " independently",
+        " by a",
+        " by the",
+        " by its",
+    ],
     // "not", "n't" (isn't, haven't, don't), "never", "without": before a
     // match in its clause, they void it ("it's not up to you", "I haven't
     // verified it", "I don't think you're right").
@@ -1815,6 +1824,13 @@ pub const TABLE: LangTable = LangTable {
             "read through the code",
         ],
         sources: &[
+            "the standard way",
+            "standard practice",
+            "best practice",
+            "the usual way",
+            "usual setup",
+            "widely used",
+            "fine in production",
             "in the ticket",
             "on the ticket",
             "as rfc",

@@ -37,8 +37,10 @@ pub struct LangTable {
     /// The audit markers of the first seed's contract ("監査", "Audit",
     /// "감사", …).
     pub markers: &'static [&'static str],
-    /// Words that, right after a marker, make it part of another noun: an
-    /// audit log ("監査ログ") is a thing the change built, not an audit.
+    /// Words that, right after a marker, make it part of another noun or
+    /// someone else's audit: an audit log ("監査ログ") is a thing the
+    /// change built, and a library that "is audited regularly" was audited
+    /// by its makers, not by the agent.
     pub marker_nouns: &'static [&'static str],
     /// The language's negation, applied to every intent: "not", "n't";
     /// "していない"; "하지 않".
