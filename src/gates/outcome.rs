@@ -239,6 +239,19 @@ impl Outcomes {
         self.changes(sentence, &hits, 0..sentence.len())
     }
 
+    /// Whether `sentence`, after an act, tells nothing the act found: a
+    /// change or a setting made ("…にまとめる作りになっています"), an
+    /// expectation, or, in Japanese or Korean, a cause ("…弾いているので、
+    /// …しか送られません").
+    pub(crate) fn lends_nothing(&self, sentence: &str) -> bool {
+        let hits = self.hits(sentence);
+        let all = 0..sentence.len();
+        self.changes(sentence, &hits, all.clone())
+            || self.tells_setting(sentence, &hits, all.clone())
+            || self.unsure(sentence, &hits, all.clone())
+            || (is_cjk(sentence) && hits.any(List::Reason, all))
+    }
+
     /// Where the words of every list stand in `text`, sorted by start.
     fn hits(&self, text: &str) -> Hits {
         let set = self.lexicon.get();
@@ -760,6 +773,13 @@ impl Outcomes {
             || self.unsure(text, hits, span.clone())
             || self.unverified(text, hits, plain, span)
             || plain.read_not_seen(sentence)
+            || plain.guessed(if is_cjk(sentence) {
+                // Japanese and Korean end on the guess: "影響がありそうなの
+                // は…だけですが" weighs a risk.
+                tail(sentence.trim_end(), 16)
+            } else {
+                sentence
+            })
     }
 
     /// Whether the sentence at `span` gives a cause for what it says came
@@ -946,7 +966,7 @@ struct TopicHeading<'t> {
 /// Whether `s` is written in Japanese or Korean: it holds kana, hangul or
 /// a CJK ideograph. An English sentence with a dash or an arrow ("— 4
 /// attempts") is still English, and its words keep their English places.
-fn is_cjk(s: &str) -> bool {
+pub(crate) fn is_cjk(s: &str) -> bool {
     s.chars().any(|c| {
         ('\u{3040}'..='\u{30ff}').contains(&c)
             || ('\u{4e00}'..='\u{9fff}').contains(&c)

@@ -297,10 +297,24 @@ impl PlainAudits {
                         continue;
                     }
                     let rest = &text[m.end()..];
-                    self.referent(paragraph(rest))
-                        .and_then(|_| self.referent(self.until_change(rest)))
+                    // What the sentences after it tell was found, unless
+                    // one tells a setting, a hedge, a guess or a cause
+                    // ("確認しました。…送る作りになっていて、…問題なさそう
+                    // です"). A Japanese or Korean statement names what it
+                    // checked before it ("본인인증 만료를 시험해 봤습니다"):
+                    // with nothing found after it, that is no finding.
+                    let next = next_sentence(text, end);
+                    let next_void = !next.trim().is_empty()
+                        && (self.outcomes.lends_nothing(next)
+                            || self.guessed(next));
+                    let own_after = self.referent(&text[m.end()..end]);
+                    if next_void && own_after.is_none() {
+                        continue;
+                    }
+                    let lent = self.referent(next).filter(|_| !next_void);
+                    own_after
+                        .or(lent)
                         .or_else(|| self.referent(&text[start..m.start()]))
-                        .or_else(|| self.referent(&text[m.end()..end]))
                 }
             };
             if let Some(referent) = referent {
@@ -348,6 +362,13 @@ impl PlainAudits {
         list.lines()
             .filter(|l| !hygiene_list(l))
             .find_map(|l| self.referent(l))
+    }
+
+    /// Whether `sentence` tells a finding as a guess ("look like",
+    /// "なさそう", "괜찮아 보입니다").
+    pub(crate) fn guessed(&self, sentence: &str) -> bool {
+        let lower = sentence.to_lowercase();
+        self.guesses.iter().any(|g| lower.contains(g))
     }
 
     /// Whether `sentence` says the work is unverified ("so it's
@@ -500,8 +521,7 @@ impl PlainAudits {
                 continue;
             }
             // What the act found, told as a guess, was inferred.
-            let after = text[span.end..rest].to_lowercase();
-            if self.guesses.iter().any(|g| after.contains(g)) {
+            if self.guessed(&text[span.end..rest]) {
                 continue;
             }
             // An act that opens a note in brackets finds only what the
@@ -525,9 +545,23 @@ impl PlainAudits {
                 }
                 continue;
             }
-            let own = self
-                .referent(&text[start..span.start])
-                .or_else(|| self.referent(&text[span.end..rest]));
+            // The next sentence tells what the act found, unless it tells
+            // another change ("Tried it locally. Raised the limit to 50
+            // MB."), a setting, a hedge or a guess, or gives a cause.
+            let next = next_sentence(text, end);
+            let next_void = !next.trim().is_empty()
+                && (self.outcomes.lends_nothing(next) || self.guessed(next));
+            let after = self.referent(&text[span.end..rest]);
+            // A Japanese or Korean act names what it checked before it
+            // ("본인인증 만료를 시험해 봤습니다"): when what follows is a guess
+            // or a hedge, nothing was found.
+            if after.is_none()
+                && !text[start..rest].is_ascii()
+                && (self.guessed(next) || self.outcomes.unsure_statement(next))
+            {
+                continue;
+            }
+            let own = self.referent(&text[start..span.start]).or(after);
             // An act after a cause, with nothing of its own to show, is a
             // conclusion drawn ("it's a drop-in replacement, so the output
             // is identical"), not a check made.
@@ -536,11 +570,8 @@ impl PlainAudits {
             {
                 continue;
             }
-            // The next sentence tells what the act found, unless it tells
-            // another change ("Tried it locally. Raised the limit to 50
-            // MB."); after a green run ("確認\n1. `npm run build` ✔"),
-            // the list's other items may.
-            let next = next_sentence(text, end);
+            // After a green run ("確認\n1. `npm run build` ✔"), the list's
+            // other items may tell what was found.
             let referent = own
                 .or_else(|| {
                     let lent = if hygiene_list(next) {
@@ -548,7 +579,7 @@ impl PlainAudits {
                     } else {
                         self.referent(next)
                     };
-                    lent.filter(|_| !self.outcomes.tells_change(next))
+                    lent.filter(|_| !next_void)
                 })
                 .or_else(|| {
                     self.list_referent(paragraph(list_after(text, span.end)?))

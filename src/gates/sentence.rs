@@ -73,10 +73,13 @@ pub(crate) fn ends_sentence(text: &str, i: usize, c: char) -> bool {
         // A Japanese quotation holds whole sentences: 「期限切れです。新しい
         // 招待を依頼してください」 is what one screen said.
         '。' | '！' | '？' => !in_kagi_quote(text, i),
-        '.' | '!' | '?' => text[i + c.len_utf8()..]
-            .chars()
-            .next()
-            .is_none_or(char::is_whitespace),
+        '.' | '!' | '?' => {
+            text[i + c.len_utf8()..]
+                .chars()
+                .next()
+                .is_none_or(char::is_whitespace)
+                && !in_double_quote(text, i)
+        }
         _ => false,
     }
 }
@@ -96,6 +99,20 @@ fn in_kagi_quote(text: &str, i: usize) -> bool {
     ahead
         .find(['」', '「', '\n'])
         .is_some_and(|c| ahead[c..].starts_with('」'))
+}
+
+/// Whether byte `i` of `text` stands inside "…" on its line: after an odd
+/// number of double quotes within [`QUOTE_WITHIN`] bytes, with one to
+/// close it ahead: `"초대가 만료되었습니다. 새 초대를 요청하세요"가 나왔습니다`
+/// quotes one message.
+fn in_double_quote(text: &str, i: usize) -> bool {
+    let back = &text[floor_boundary(text, i.saturating_sub(QUOTE_WITHIN))..i];
+    let line = back.rfind('\n').map_or(back, |n| &back[n + 1..]);
+    if line.matches('"').count() % 2 == 0 {
+        return false;
+    }
+    let ahead = &text[i..floor_boundary(text, i + QUOTE_WITHIN)];
+    ahead.find(['"', '\n']).is_some_and(|c| ahead[c..].starts_with('"'))
 }
 
 /// `s` without a note in brackets at its end: "追加済み（最大3回）" →
@@ -187,6 +204,12 @@ mod tests {
         assert_eq!(sentence_bounds(t, 0), (0, "「開いた".len()));
         let t = "「a。\nb」";
         assert_eq!(sentence_bounds(t, 0), (0, "「a".len()));
+        let t = "열었더니 \"만료되었습니다. 요청하세요\"가 나왔습니다. 다음";
+        let (s, e) = sentence_bounds(t, 0);
+        assert_eq!(
+            &t[s..e],
+            "열었더니 \"만료되었습니다. 요청하세요\"가 나왔습니다"
+        );
     }
 
     #[test]
