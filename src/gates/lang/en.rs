@@ -1461,6 +1461,9 @@ pub const TABLE: LangTable = LangTable {
             "batches of",
         ],
         tries: &[
+            "reloaded",
+            "signed in as",
+            "signed in with",
             "a search for",
             "search for",
             "round-trips",
@@ -1622,6 +1625,10 @@ pub const TABLE: LangTable = LangTable {
             "each payload",
         ],
         outcomes: &[
+            "worked",
+            "gave",
+            "held",
+            "didn't create",
             "landed on",
             "lands on",
             "flipped to",

@@ -770,6 +770,7 @@ pub const TABLE: LangTable = LangTable {
             "행씩",
         ],
         tries: &[
+            "테스트 계정",
             "curl로",
             "curl에서",
             "검색으로",
@@ -888,6 +889,7 @@ pub const TABLE: LangTable = LangTable {
             "녹화에서",
         ],
         outcomes: &[
+            "찍혀",
             "비어 있었",
             "실패합니다",
             "실패했",
