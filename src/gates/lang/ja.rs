@@ -1007,6 +1007,8 @@ pub const TABLE: LangTable = LangTable {
             "超えな",
         ],
         settings: &[
+            "作りになって",
+            "作りになっています",
             "ようになりました",
             "短縮",
             "延長",

@@ -752,6 +752,8 @@ pub const TABLE: LangTable = LangTable {
             "걸리",
         ],
         settings: &[
+            "게 되어 있",
+            "도록 되어 있",
             "로 설정",
             "으로 설정",
             "을 설정",
