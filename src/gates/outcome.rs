@@ -375,6 +375,17 @@ impl Outcomes {
             {
                 continue;
             }
+            // A list under a topic tells features unless an item tells
+            // what a try gave ("Dark mode:\n- follows
+            // `prefers-color-scheme`\n- …" is a description).
+            let list = after.trim_start_matches([' ', '\t']).starts_with('\n');
+            if list
+                && !hits.any(List::Outcome, from..to)
+                && !hits.any(List::Try, from..to)
+                && !self.has_status(body)
+            {
+                continue;
+            }
             // As under a heading of checking: what a change told after
             // the first sentence names is other work.
             let referent = plain

@@ -1625,6 +1625,8 @@ pub const TABLE: LangTable = LangTable {
             "each payload",
         ],
         outcomes: &[
+            "disappeared",
+            "back in",
             "worked",
             "gave",
             "held",
