@@ -1461,6 +1461,7 @@ pub const TABLE: LangTable = LangTable {
             "batches of",
         ],
         tries: &[
+            "test user",
             "reloaded",
             "signed in as",
             "signed in with",
@@ -1833,6 +1834,7 @@ pub const TABLE: LangTable = LangTable {
             "read through the code",
         ],
         sources: &[
+            "documents this",
             "the standard way",
             "standard practice",
             "best practice",

@@ -1029,6 +1029,10 @@ pub const TABLE: LangTable = LangTable {
             "行ずつ",
         ],
         tries: &[
+            "NVDA で",
+            "NVDA は",
+            "VoiceOver で",
+            "キーボードだけで",
             "curl では",
             "curl で",
             "curlで",
@@ -1131,6 +1135,7 @@ pub const TABLE: LangTable = LangTable {
             "録画で",
         ],
         outcomes: &[
+            "読み上げました",
             "読み込まれ",
             "失敗します",
             "失敗しました",

@@ -678,6 +678,7 @@ pub const TABLE: LangTable = LangTable {
             "지웠", "옮겼", "켰", "껐",
         ],
         unsure: &[
+            "될 일은 없",
             "야 합니다",
             "야 해요",
             "볼 수 있습니다",
@@ -772,6 +773,7 @@ pub const TABLE: LangTable = LangTable {
             "행씩",
         ],
         tries: &[
+            "키보드만으로",
             "테스트 계정",
             "curl로",
             "curl에서",
@@ -891,6 +893,7 @@ pub const TABLE: LangTable = LangTable {
             "녹화에서",
         ],
         outcomes: &[
+            "생겼",
             "찍혀",
             "비어 있었",
             "실패합니다",
@@ -1007,6 +1010,7 @@ pub const TABLE: LangTable = LangTable {
             "코드를 읽",
         ],
         sources: &[
+            "문서에 나온",
             "흔히 쓰는 방식",
             "일반적인 방식",
             "표준 방식",
