@@ -252,6 +252,18 @@ impl Outcomes {
             || (is_cjk(sentence) && hits.any(List::Reason, all))
     }
 
+    /// Whether `list` tells anything found: a word of a try or an
+    /// outcome, or a status, in any of its items. A list of what was
+    /// looked at ("確認したこと:\n- うるう日の扱い\n- ステップ値") tells
+    /// none.
+    pub(crate) fn list_tells_findings(&self, list: &str) -> bool {
+        let hits = self.hits(list);
+        let all = 0..list.len();
+        hits.any(List::Outcome, all.clone())
+            || hits.any(List::Try, all)
+            || self.has_status(list)
+    }
+
     /// Where the words of every list stand in `text`, sorted by start.
     fn hits(&self, text: &str) -> Hits {
         let set = self.lexicon.get();
@@ -298,7 +310,12 @@ impl Outcomes {
                         List::NotTopic | List::Change => {
                             !inside(h, Some(List::Try))
                         }
-                        List::Try => !inside(h, Some(List::Change)),
+                        // "the original is kept as uploaded" names a
+                        // state, not a try.
+                        List::Try => {
+                            !inside(h, Some(List::Change))
+                                && !text[..h.span.start].ends_with("as ")
+                        }
                         // A bare "so" gives a purpose ("embedded so
                         // non-Latin names render"), but not after a comma,
                         // where it draws a conclusion from what was seen
@@ -379,11 +396,7 @@ impl Outcomes {
             // what a try gave ("Dark mode:\n- follows
             // `prefers-color-scheme`\n- …" is a description).
             let list = after.trim_start_matches([' ', '\t']).starts_with('\n');
-            if list
-                && !hits.any(List::Outcome, from..to)
-                && !hits.any(List::Try, from..to)
-                && !self.has_status(body)
-            {
+            if list && !self.list_tells_findings(body) {
                 continue;
             }
             // As under a heading of checking: what a change told after

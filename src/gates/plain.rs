@@ -255,8 +255,16 @@ impl PlainAudits {
                     let opening = body.trim_start();
                     let opening = &opening
                         [..sentence_end_within(opening, 0, CLAUSE_WITHIN)];
+                    // A list of what was looked at tells nothing found
+                    // ("確認したこと:\n- うるう日の扱い\n- ステップ値").
+                    let list =
+                        body.trim_start_matches([' ', '\t']).starts_with('\n');
                     if self.read_not_seen(opening)
                         || hygiene_list(paragraph(body))
+                        || (list
+                            && !self
+                                .outcomes
+                                .list_tells_findings(paragraph(body)))
                     {
                         continue;
                     }

@@ -1279,6 +1279,7 @@ pub const TABLE: LangTable = LangTable {
             "addressed",
         ],
         unsure: &[
+            "can be",
             "if you",
             "when you",
             "unless you",

@@ -884,6 +884,10 @@ pub const TABLE: LangTable = LangTable {
             "しているから",
             "ようにしました",
             "ようにした",
+            // The change made, as what was checked: "…取り除くようにした
+            // ことを確認しました".
+            "ようにしたことを確認",
+            "ようにしたのを確認",
         ],
         attributive: &[],
         instructions: &["確認するには", "再現するには", "試すには", "例："],
