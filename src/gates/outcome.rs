@@ -1353,8 +1353,12 @@ fn command_span(sentence: &str) -> Option<&str> {
         let mut words =
             span.split_whitespace().skip_while(|w| w.contains('='));
         let first = words.next().unwrap_or("");
+        // A tool's name may hold a digit after its first letter (`k6`).
         let tool = first.len() >= 2
-            && first.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+            && first.starts_with(|c: char| c.is_ascii_lowercase())
+            && first.bytes().all(|b| {
+                b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'
+            });
         tool && words.next().is_some() && !hygiene_span(span)
     })
 }

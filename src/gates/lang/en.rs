@@ -1028,6 +1028,11 @@ pub const TABLE: LangTable = LangTable {
             ],
         },
         act_void: &[
+            // A cause found is a diagnosis, not a check of the change.
+            "confirmed the cause",
+            "confirmed the root cause",
+            "confirmed the bug",
+            "confirmed the leak",
             "well tested",
             "well-tested",
             "battle-tested",
@@ -1627,6 +1632,8 @@ pub const TABLE: LangTable = LangTable {
             "each payload",
         ],
         outcomes: &[
+            "all there",
+            "are right",
             "disappeared",
             "back in",
             "worked",

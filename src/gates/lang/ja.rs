@@ -858,6 +858,8 @@ pub const TABLE: LangTable = LangTable {
             ],
         },
         act_void: &[
+            // A cause found is a diagnosis, not a check of the change.
+            "原因を確認",
             // A wish, a request, a condition, a plan.
             "たい",
             "たく",

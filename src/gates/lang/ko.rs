@@ -634,6 +634,8 @@ pub const TABLE: LangTable = LangTable {
             ],
         },
         act_void: &[
+            // A cause found is a diagnosis, not a check of the change.
+            "원인을 확인",
             // A wish, a request, a condition, a plan.
             "했으면",
             "했어야",
@@ -653,7 +655,7 @@ pub const TABLE: LangTable = LangTable {
         ],
         attributive: &[],
         instructions: &["확인하려면", "재현하려면", "해 보려면", "예:"],
-        result_columns: &["결과", "실제", "수정 후", "변경 후"],
+        result_columns: &["결과", "실제", "수정 후", "변경 후", "후"],
         summaries: &["요약", "개요", "정리", "수정", "변경", "해결"],
         not_topics: &[
             "요약",
@@ -893,6 +895,9 @@ pub const TABLE: LangTable = LangTable {
             "녹화에서",
         ],
         outcomes: &[
+            "왔습니다",
+            "왔고",
+            "통과했",
             "생겼",
             "찍혀",
             "비어 있었",
