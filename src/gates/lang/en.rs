@@ -1284,6 +1284,7 @@ pub const TABLE: LangTable = LangTable {
             "addressed",
         ],
         unsure: &[
+            "won't be",
             "can be",
             "if you",
             "when you",
