@@ -1141,6 +1141,8 @@ pub const TABLE: LangTable = LangTable {
             "録画で",
         ],
         outcomes: &[
+            "とどまり",
+            "とどまって",
             "読み上げました",
             "読み込まれ",
             "失敗します",

@@ -895,6 +895,8 @@ pub const TABLE: LangTable = LangTable {
             "녹화에서",
         ],
         outcomes: &[
+            "머무릅",
+            "머물렀",
             "왔습니다",
             "왔고",
             "통과했",
