@@ -530,10 +530,15 @@ impl Outcomes {
     /// of what it says ("…を毎年取り込むようにしたので、祝日は自動で反映
     /// されます"): what follows is what the change will do.
     fn setting_as_cause(&self, hits: &Hits, span: Range<usize>) -> bool {
+        // The setting ends where the cause starts, or inside it when the
+        // two share a syllable ("바꿨" in "…로 바꿨으니").
         hits.within(List::Reason, span.clone()).any(|r| {
-            hits.within(List::Setting, span.start..r.span.start)
-                .chain(hits.within(List::Change, span.start..r.span.start))
-                .any(|s| r.span.start - s.span.end <= 3)
+            hits.within(List::Setting, span.start..r.span.end)
+                .chain(hits.within(List::Change, span.start..r.span.end))
+                .any(|s| {
+                    s.span.start < r.span.start
+                        && s.span.end + 3 >= r.span.start
+                })
         })
     }
 

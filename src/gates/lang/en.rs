@@ -1028,6 +1028,8 @@ pub const TABLE: LangTable = LangTable {
             ],
         },
         act_void: &[
+            "and found it",
+            "found the cause",
             // A cause found is a diagnosis, not a check of the change.
             "confirmed the cause",
             "confirmed the root cause",
@@ -1843,6 +1845,9 @@ pub const TABLE: LangTable = LangTable {
             "read through the code",
         ],
         sources: &[
+            "team's policy",
+            "the policy",
+            "our policy",
             "documents this",
             "the standard way",
             "standard practice",

@@ -858,6 +858,8 @@ pub const TABLE: LangTable = LangTable {
             ],
         },
         act_void: &[
+            "原因が分かりました",
+            "原因が分かり",
             // A cause found is a diagnosis, not a check of the change.
             "原因を確認",
             // A wish, a request, a condition, a plan.
@@ -1272,6 +1274,8 @@ pub const TABLE: LangTable = LangTable {
             "実装を読",
         ],
         sources: &[
+            "方針どおり",
+            "方針通り",
             "よくあるやり方",
             "定番のやり方",
             "一般的なやり方",

@@ -634,6 +634,7 @@ pub const TABLE: LangTable = LangTable {
             ],
         },
         act_void: &[
+            "원인을 찾았",
             // A cause found is a diagnosis, not a check of the change.
             "원인을 확인",
             // A wish, a request, a condition, a plan.
@@ -1017,6 +1018,8 @@ pub const TABLE: LangTable = LangTable {
             "코드를 읽",
         ],
         sources: &[
+            "정책 그대로",
+            "정책대로",
             "문서에 나온",
             "흔히 쓰는 방식",
             "일반적인 방식",
@@ -1033,6 +1036,19 @@ pub const TABLE: LangTable = LangTable {
             "문서에 나와 있듯이",
         ],
         reasons: &[
+            // A past or a negation, then "-으니": a cause, where "찾으니",
+            // "넣으니" tell a try.
+            "됐으니",
+            "꿨으니",
+            "뒀으니",
+            "줬으니",
+            "웠으니",
+            "렸으니",
+            "켰으니",
+            "졌으니",
+            "냈으니",
+            "췄으니",
+            "않으니",
             "했으니",
             "었으니",
             "았으니",
