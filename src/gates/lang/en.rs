@@ -1286,7 +1286,7 @@ pub const TABLE: LangTable = LangTable {
             "addressed",
         ],
         unsure: &[
-            "won't be",
+            "won't",
             "can be",
             "if you",
             "when you",
