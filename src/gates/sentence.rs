@@ -5,6 +5,10 @@
 //! ASCII ones (`.!?`) only before whitespace or the end of the text, so a
 //! file name (`Cargo.toml`) or a number (`3.1`) does not split one.
 
+use std::sync::OnceLock;
+
+use memchr::memmem;
+
 /// The bounds of the sentence holding byte `at` of `text`: from after the
 /// previous sentence end to the next one (exclusive).
 pub(crate) fn sentence_bounds(text: &str, at: usize) -> (usize, usize) {
@@ -90,15 +94,26 @@ const QUOTE_WITHIN: usize = 240;
 /// Whether byte `i` of `text` stands inside 「…」 on its line: opened
 /// before it and closed after it, each within [`QUOTE_WITHIN`] bytes.
 fn in_kagi_quote(text: &str, i: usize) -> bool {
-    let back = &text[floor_boundary(text, i.saturating_sub(QUOTE_WITHIN))..i];
-    let Some(open) = back.rfind(['「', '\n']) else { return false };
-    if !back[open..].starts_with('「') || back[open..].contains('」') {
+    static OPEN: OnceLock<(
+        memmem::Finder<'static>,
+        memmem::FinderRev<'static>,
+    )> = OnceLock::new();
+    let (open, open_rev) = OPEN.get_or_init(|| {
+        (memmem::Finder::new("「"), memmem::FinderRev::new("「"))
+    });
+    let Some((back, ahead, close)) = line_around(text, i, close_kagi()) else {
         return false;
-    }
-    let ahead = &text[i..floor_boundary(text, i + QUOTE_WITHIN)];
-    ahead
-        .find(['」', '「', '\n'])
-        .is_some_and(|c| ahead[c..].starts_with('」'))
+    };
+    open.find(&ahead[..close]).is_none()
+        && open_rev
+            .rfind(back)
+            .is_some_and(|o| close_kagi().find(&back[o..]).is_none())
+}
+
+/// The finder of 「's closing mark, built once.
+fn close_kagi() -> &'static memmem::Finder<'static> {
+    static CLOSE: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    CLOSE.get_or_init(|| memmem::Finder::new("」"))
 }
 
 /// Whether byte `i` of `text` stands inside "…" on its line: after an odd
@@ -106,13 +121,29 @@ fn in_kagi_quote(text: &str, i: usize) -> bool {
 /// close it ahead: `"초대가 만료되었습니다. 새 초대를 요청하세요"가 나왔습니다`
 /// quotes one message.
 fn in_double_quote(text: &str, i: usize) -> bool {
-    let back = &text[floor_boundary(text, i.saturating_sub(QUOTE_WITHIN))..i];
-    let line = back.rfind('\n').map_or(back, |n| &back[n + 1..]);
-    if line.matches('"').count() % 2 == 0 {
-        return false;
-    }
-    let ahead = &text[i..floor_boundary(text, i + QUOTE_WITHIN)];
-    ahead.find(['"', '\n']).is_some_and(|c| ahead[c..].starts_with('"'))
+    static QUOTE: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    let quote = QUOTE.get_or_init(|| memmem::Finder::new("\""));
+    line_around(text, i, quote).is_some_and(|(back, _, _)| {
+        memchr::memchr_iter(b'"', back).count() % 2 == 1
+    })
+}
+
+/// The bytes of the line around byte `i` of `text`, at most
+/// [`QUOTE_WITHIN`] either way (before `i`, and from `i` on), with where
+/// `close` first stands ahead; `None` when it stands nowhere ahead on the
+/// line, the common case, told by one scan.
+fn line_around<'t>(
+    text: &'t str,
+    i: usize,
+    close: &memmem::Finder<'_>,
+) -> Option<(&'t [u8], &'t [u8], usize)> {
+    let b = text.as_bytes();
+    let ahead = &b[i..b.len().min(i + QUOTE_WITHIN)];
+    let ahead = &ahead[..memchr::memchr(b'\n', ahead).unwrap_or(ahead.len())];
+    let at = close.find(ahead)?;
+    let back = &b[i.saturating_sub(QUOTE_WITHIN)..i];
+    let back = &back[memchr::memrchr(b'\n', back).map_or(0, |n| n + 1)..];
+    Some((back, ahead, at))
 }
 
 /// `s` without a note in brackets at its end: "追加済み（最大3回）" →
