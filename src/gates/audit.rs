@@ -157,6 +157,11 @@ mod audit_status_example {
         assert_eq!(m.status("監査不要:"), AuditStatus::Absent);
         assert_eq!(m.status("I audited nothing."), AuditStatus::Absent);
         assert_eq!(m.status("監査ログを追加しました。"), AuditStatus::Absent);
+        // Someone else's audit is none of the agent's.
+        assert_eq!(
+            m.status("Switched to DOMPurify, which is audited regularly."),
+            AuditStatus::Absent
+        );
         assert!(matches!(
             m.status("Edge cases: an empty list returns None."),
             AuditStatus::Plain(_)

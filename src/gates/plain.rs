@@ -1217,6 +1217,46 @@ pub(super) mod tests {
         assert_audits(&p, &yes, &no);
     }
 
+    /// A quotation holds its sentences and its hedges; what the sentence
+    /// after a topic hedges, a list of features, a purpose, a rule, a cause
+    /// found and someone else's audit are no findings.
+    #[test]
+    fn quotes_and_what_rests_on_expectation() {
+        let p = audits();
+        let yes = [
+            "Search tolerates typos now: \"recieve\" finds the \"Receive \
+             payments\" article, \"invocie\" finds 12 invoice results.",
+            "招待を作り、`created_at` を 8 日戻して開くと「この招待は期限切れ\
+             です。新しい招待を依頼してください」。",
+            "Changed my test account's email; the old address got a \"your \
+             email was changed\" notice.",
+            "Rounding: checked 20 random totals (tested a 12 MB CSV) against \
+             the ledger.",
+        ];
+        let no = [
+            "Webhook signatures: anything older than 5 minutes is rejected as \
+             a replay. This follows Stripe's scheme, so it should be solid.",
+            "Session length: the session expires after 8 hours. These match \
+             the security team's policy.",
+            "Dark mode:\n- follows `prefers-color-scheme` by default\n- a \
+             toggle in the header overrides it",
+            "PDF invoices are generated with `pdfkit` now, with the Noto fonts \
+             embedded so non-Latin names render.",
+            "国の欄を IP（GeoLite2 で照会）から初期設定するようにしました。照会に\
+             失敗したら空のままです。",
+            "Markdown sanitiser: switched to DOMPurify 3. It's the most widely \
+             used sanitiser and is audited regularly.",
+            "Contact import skips rows whose email (compared \
+             case-insensitively) already exists.",
+            "リークの原因を確認しました。ソケットを `Map` に入れたまま消して\
+             いませんでした。",
+            "通知のまとめ送信を確認しました。15分ごとに1通送る作りになっていて、\
+             問題なさそうです。",
+            "Backfill: it runs in batches of 10k, so it won't lock the table.",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
     /// A name makes a plain-language audit specific, but not a marker
     /// audit the hollow gate weighs.
     #[test]
