@@ -1041,6 +1041,8 @@ pub const TABLE: LangTable = LangTable {
             // A present passive describes the code, a bare "be" a plan:
             // "input is validated", "needs to be tested".
             "is checked",
+            "is audited",
+            "are audited",
             "is verified",
             "is validated",
             "is tested",
