@@ -304,9 +304,8 @@ impl PlainAudits {
                     {
                         continue;
                     }
-                    let rest = &text[m.end()..];
-                    // What the sentences after it tell was found, unless
-                    // one tells a setting, a hedge, a guess or a cause
+                    // What the sentence after it tells was found, unless
+                    // it tells a setting, a hedge, a guess or a cause
                     // ("確認しました。…送る作りになっていて、…問題なさそう
                     // です"). A Japanese or Korean statement names what it
                     // checked before it ("본인인증 만료를 시험해 봤습니다"):
