@@ -322,7 +322,10 @@ impl Outcomes {
                         // (", so a deploy is picked up"), nor before the
                         // agent's own act ("so I generated one") or in "so
                         // does".
-                        List::Reason if h.span.len() == 2 => {
+                        List::Reason
+                            if text[h.span.clone()]
+                                .eq_ignore_ascii_case("so") =>
+                        {
                             !text[..h.span.start].trim_end().ends_with(',')
                                 && !so_of_act(&text[h.span.end..])
                         }

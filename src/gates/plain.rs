@@ -535,22 +535,25 @@ impl PlainAudits {
             // note names: "(tested a 12 MB PNG)" is a check, "rows whose
             // email (compared case-insensitively) exists" a description.
             // One that points back ("(tried it)") checked what was told.
-            let note = &text[span.end..rest];
-            let note = note.find(')').map_or(note, |i| &note[..i]);
-            let points_back = note.split_whitespace().next().is_none_or(|w| {
-                ["it", "this", "that", "them", "both", "all"]
-                    .iter()
-                    .any(|p| w.eq_ignore_ascii_case(p))
-            });
-            if text[..span.start].ends_with('(') && !points_back {
-                if let Some(referent) = self.referent(note) {
-                    return Some(PlainAudit {
-                        lead: text[span.clone()].to_string(),
-                        referent,
-                        span,
+            if text[..span.start].ends_with('(') {
+                let note = &text[span.end..rest];
+                let note = note.find(')').map_or(note, |i| &note[..i]);
+                let points_back =
+                    note.split_whitespace().next().is_none_or(|w| {
+                        ["it", "this", "that", "them", "both", "all"]
+                            .iter()
+                            .any(|p| w.eq_ignore_ascii_case(p))
                     });
+                if !points_back {
+                    if let Some(referent) = self.referent(note) {
+                        return Some(PlainAudit {
+                            lead: text[span.clone()].to_string(),
+                            referent,
+                            span,
+                        });
+                    }
+                    continue;
                 }
-                continue;
             }
             // The next sentence tells what the act found, unless it tells
             // another change ("Tried it locally. Raised the limit to 50
