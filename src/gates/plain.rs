@@ -314,6 +314,11 @@ impl PlainAudits {
                     let next_void = !next.trim().is_empty()
                         && (self.outcomes.lends_nothing(next)
                             || self.guessed(next));
+                    // What it found, told as a guess, was inferred
+                    // ("Tested: looks right in the UI").
+                    if self.guessed(&text[m.end()..end]) {
+                        continue;
+                    }
                     let own_after = self.referent(&text[m.end()..end]);
                     if next_void && own_after.is_none() {
                         continue;

@@ -1810,6 +1810,8 @@ pub const TABLE: LangTable = LangTable {
             "as they should",
         ],
         code_read: &[
+            "is wired up",
+            "are wired up",
             "the logic in",
             "the logic of",
             "logic in `",
@@ -1826,6 +1828,9 @@ pub const TABLE: LangTable = LangTable {
             "reviewed the code",
         ],
         guesses: &[
+            "looks right",
+            "looks good",
+            "looks fine",
             "look like",
             "looks like",
             "seem to",
@@ -1847,6 +1852,7 @@ pub const TABLE: LangTable = LangTable {
             "read through the code",
         ],
         sources: &[
+            "guidelines require",
             "team's policy",
             "the policy",
             "our policy",

@@ -1037,6 +1037,7 @@ pub const TABLE: LangTable = LangTable {
             "行ずつ",
         ],
         tries: &[
+            "テストユーザー",
             "NVDA で",
             "NVDA は",
             "VoiceOver で",

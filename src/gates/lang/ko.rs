@@ -756,6 +756,7 @@ pub const TABLE: LangTable = LangTable {
             "걸리",
         ],
         settings: &[
+            "게 고쳤",
             "게 되어 있",
             "도록 되어 있",
             "로 설정",
@@ -776,6 +777,7 @@ pub const TABLE: LangTable = LangTable {
             "행씩",
         ],
         tries: &[
+            "테스트 사용자",
             "키보드만으로",
             "테스트 계정",
             "curl로",
