@@ -412,15 +412,15 @@ fn audit_seen() -> Vec<&'static str> {
 
 /// The audit gate's held-out parts, their misses never read: the test
 /// part the closing note of the eighteenth session reports. Final
-/// messages shaped as real ones are ("Done." then "Tested: …", fenced
-/// runs, bullet lists, "what broke and what I checked", near misses
-/// that say "looks right", show a config line as the check, or lean on a
-/// library, a vendor or a standard), 150 cases, written before anything
-/// was changed for them and before the parts 73 and 74 were read, and
-/// first run only after the round fitted to those two (13f338e): 75
-/// precision 0.857, recall 0.632; 76 1.000 / 0.730; pooled 0.927 / 0.680
-/// (51/4/24/71). The session's starting gate (334fcb2) gave 0.907 / 0.653
-/// (49/5/26/70) on the same cases.
+/// messages shaped as real ones are ("**Testing**" lists, fenced load
+/// tests, numbered edge cases, near misses that fix a cause and re-run
+/// nothing, name a check and state a rule, or lean on guidelines, an
+/// accountant or legal), 150 cases, written before anything was changed
+/// for them and before the parts 75 and 76 were read, and first run only
+/// after the round fitted to those two (e8f976a): 77 precision 0.914,
+/// recall 0.842; 78 0.848 / 0.757; pooled 0.882 / 0.800 (60/8/15/67).
+/// The session's starting gate (334fcb2) gave 0.864 / 0.760 (57/9/18/66)
+/// on the same cases.
 ///
 /// First runs of the earlier held-out parts: 41 0.846 / 0.917, 42 0.902 /
 /// 1.000, 43 0.886 / 0.861, 44 0.921 / 0.946, 45 0.846 / 0.917 (terser
@@ -430,10 +430,10 @@ fn audit_seen() -> Vec<&'static str> {
 /// 0.923 / 0.947; 59 and 60 pooled 0.905 / 0.792; 61 and 62 pooled 0.862
 /// / 0.778; 63 and 64 pooled 0.861 / 0.861; 65 and 66 pooled 0.838 /
 /// 0.931; 67 and 68 pooled 0.867 / 0.684; 69 and 70 pooled 0.952 / 0.800;
-/// 71 and 72 pooled 0.901 / 0.853; 73 and 74 pooled 1.000 / 0.800
-/// (shaped as real ones).
+/// 71 and 72 pooled 0.901 / 0.853; 73 and 74 pooled 1.000 / 0.800; 75
+/// and 76 pooled 0.927 / 0.680 (shaped as real ones).
 /// `benches/RESULTS.md` has them with their counts.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test75.tsv", "audit-test76.tsv"];
+const AUDIT_HELD_OUT: &[&str] = &["audit-test77.tsv", "audit-test78.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {
@@ -512,7 +512,7 @@ fn audit_gate_on_its_parts() {
     assert_bounds("audit tune", &f.tune, 0.95, 0.965);
     // Below the target (0.98, 0.95): see AUDIT_HELD_OUT. The
     // held-out parts gave precision 0.756 to 1.000 and recall 0.579 to
-    // 1.000 on their first runs, each alone; pooled, the last nine pairs
+    // 1.000 on their first runs, each alone; pooled, the last ten pairs
     // gave 0.838 to 1.000 and 0.680 to 0.931. The floor for recall was
     // 0.75 until 67 and 68 (0.684) came in: it is where the last part
     // stands, not a goal.
