@@ -69,11 +69,12 @@ use std::ops::Range;
 use super::lang::{LangTable, PlainTable};
 use super::patterns::LazyKeywords;
 use super::plain::{
-    clauses, ends_in_past, is_question, paragraph, PlainAudit, PlainAudits,
+    clauses, ends_in_past, is_question, next_sentence_at, paragraph,
+    PlainAudit, PlainAudits,
 };
 use super::sentence::{
-    floor_boundary, is_word_at, sentence_bounds_within, sentence_end_within,
-    sentences_within, strip_note,
+    floor_boundary, is_word_at, sentence_bounds_within, sentences_within,
+    strip_note,
 };
 use super::shown;
 use crate::error::Error;
@@ -386,12 +387,9 @@ impl Outcomes {
             // document or a custom ("… is rejected as a replay. This
             // follows Stripe's scheme, so it should be solid."): what it
             // told was expected, not seen.
-            let next =
-                to + text[to..].chars().next().map_or(0, char::len_utf8);
-            let next = next..sentence_end_within(text, next, SENTENCE_WITHIN);
-            if !text[to..next.end].contains("\n\n")
-                && (self.unsure(text, hits, next.clone())
-                    || plain.sourced(&text[next]))
+            let next = next_sentence_at(text, to);
+            if self.unsure(text, hits, next.clone())
+                || plain.sourced(&text[next])
             {
                 continue;
             }

@@ -918,8 +918,17 @@ pub(crate) fn ends_in_past(sentence: &str) -> bool {
 /// The sentence after the one that ends at `end`, in the same paragraph:
 /// "I compared the outputs. All 3 files are identical."
 fn next_sentence(text: &str, end: usize) -> &str {
+    &text[next_sentence_at(text, end)]
+}
+
+/// Where [`next_sentence`] stands in `text`: empty at `end` when no
+/// sentence follows in the paragraph.
+pub(crate) fn next_sentence_at(
+    text: &str,
+    end: usize,
+) -> std::ops::Range<usize> {
     let rest = paragraph(&text[end..]);
-    let Some((i, c)) = rest.char_indices().next() else { return "" };
+    let Some((i, c)) = rest.char_indices().next() else { return end..end };
     let from = i + c.len_utf8();
     let (_, stop) = sentence_bounds_within(rest, from, CLAUSE_WITHIN);
     let stop = stop.max(from);
@@ -930,9 +939,10 @@ fn next_sentence(text: &str, end: usize) -> &str {
         && rest[stop..].starts_with('.');
     if number {
         let line = &rest[from..floor_boundary(rest, from + CLAUSE_WITHIN)];
-        return line.split('\n').next().unwrap_or(line);
+        let line = line.split('\n').next().unwrap_or(line);
+        return end + from..end + from + line.len();
     }
-    &rest[from..stop]
+    end + from..end + stop
 }
 
 /// Whether the Japanese past form that ends at `at` modifies the noun
