@@ -240,17 +240,18 @@ impl Outcomes {
         self.changes(sentence, &hits, 0..sentence.len())
     }
 
-    /// Whether `sentence`, after an act, tells nothing the act found: a
-    /// change or a setting made ("…にまとめる作りになっています"), an
-    /// expectation, or, in Japanese or Korean, a cause ("…弾いているので、
-    /// …しか送られません").
-    pub(crate) fn lends_nothing(&self, sentence: &str) -> bool {
+    /// What `sentence`, after an act, tells of it: see [`AfterAct`].
+    pub(crate) fn after_act(&self, sentence: &str) -> AfterAct {
         let hits = self.hits(sentence);
         let all = 0..sentence.len();
-        self.changes(sentence, &hits, all.clone())
-            || self.tells_setting(sentence, &hits, all.clone())
-            || self.unsure(sentence, &hits, all.clone())
-            || (is_cjk(sentence) && hits.any(List::Reason, all))
+        let hedged = self.unsure(sentence, &hits, all.clone());
+        AfterAct {
+            hedged,
+            lends_nothing: hedged
+                || self.changes(sentence, &hits, all.clone())
+                || self.tells_setting(sentence, &hits, all.clone())
+                || (is_cjk(sentence) && hits.any(List::Reason, all)),
+        }
     }
 
     /// Whether `list` tells anything found: a word of a try or an
@@ -1014,6 +1015,17 @@ fn so_of_act(rest: &str) -> bool {
     ["i", "we", "does", "do", "did", "far", "is", "was", "are", "were"]
         .iter()
         .any(|w| next.trim_end_matches([',', '.']).eq_ignore_ascii_case(w))
+}
+
+/// What the sentence after an act tells of it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AfterAct {
+    /// It is an expectation, a plan, advice or a guess.
+    pub(crate) hedged: bool,
+    /// It tells nothing the act found: it is hedged, tells a change or a
+    /// setting made ("…にまとめる作りになっています"), or, in Japanese or
+    /// Korean, gives a cause ("…弾いているので、…しか送られません").
+    pub(crate) lends_nothing: bool,
 }
 
 /// Whether the end of `before`, a sentence up to some byte of it, stands

@@ -44,7 +44,7 @@
 use std::borrow::Cow;
 
 use super::lang::LangTable;
-use super::outcome::{hygiene_list, hygiene_only, Outcomes};
+use super::outcome::{hygiene_list, hygiene_only, AfterAct, Outcomes};
 use super::patterns::{
     holds, leads_to_result, longest_first, LazyKeywords, PatternSet,
 };
@@ -311,19 +311,18 @@ impl PlainAudits {
                     // checked before it ("본인인증 만료를 시험해 봤습니다"):
                     // with nothing found after it, that is no finding.
                     let next = next_sentence(text, end);
-                    let next_void = !next.trim().is_empty()
-                        && (self.outcomes.lends_nothing(next)
-                            || self.guessed(next));
+                    let after = self.after_act(next);
                     // What it found, told as a guess, was inferred
                     // ("Tested: looks right in the UI").
                     if self.guessed(&text[m.end()..end]) {
                         continue;
                     }
                     let own_after = self.referent(&text[m.end()..end]);
-                    if next_void && own_after.is_none() {
+                    if after.lends_nothing && own_after.is_none() {
                         continue;
                     }
-                    let lent = self.referent(next).filter(|_| !next_void);
+                    let lent =
+                        self.referent(next).filter(|_| !after.lends_nothing);
                     own_after
                         .or(lent)
                         .or_else(|| self.referent(&text[start..m.start()]))
@@ -374,6 +373,20 @@ impl PlainAudits {
         list.lines()
             .filter(|l| !hygiene_list(l))
             .find_map(|l| self.referent(l))
+    }
+
+    /// What `next`, the sentence after an act, tells of it: a guess is
+    /// hedged too. An empty one tells nothing either way.
+    fn after_act(&self, next: &str) -> AfterAct {
+        if next.trim().is_empty() {
+            return AfterAct::default();
+        }
+        let mut told = self.outcomes.after_act(next);
+        if self.guessed(next) {
+            told.hedged = true;
+            told.lends_nothing = true;
+        }
+        told
     }
 
     /// Whether `sentence` tells a finding as a guess ("look like",
@@ -564,15 +577,12 @@ impl PlainAudits {
             // another change ("Tried it locally. Raised the limit to 50
             // MB."), a setting, a hedge or a guess, or gives a cause.
             let next = next_sentence(text, end);
-            let next_void = !next.trim().is_empty()
-                && (self.outcomes.lends_nothing(next) || self.guessed(next));
+            let told = self.after_act(next);
             let after = self.referent(&text[span.end..rest]);
             // A Japanese or Korean act names what it checked before it
             // ("본인인증 만료를 시험해 봤습니다"): when what follows is a guess
             // or a hedge, nothing was found.
-            if after.is_none()
-                && !text[start..rest].is_ascii()
-                && (self.guessed(next) || self.outcomes.unsure_statement(next))
+            if after.is_none() && !text[start..rest].is_ascii() && told.hedged
             {
                 continue;
             }
@@ -594,7 +604,7 @@ impl PlainAudits {
                     } else {
                         self.referent(next)
                     };
-                    lent.filter(|_| !next_void)
+                    lent.filter(|_| !told.lends_nothing)
                 })
                 .or_else(|| {
                     self.list_referent(paragraph(list_after(text, span.end)?))
