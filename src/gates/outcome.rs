@@ -73,8 +73,8 @@ use super::plain::{
     PlainAudit, PlainAudits,
 };
 use super::sentence::{
-    floor_boundary, is_word_at, sentence_bounds_within, sentences_within,
-    strip_note,
+    floor_boundary, inside_quotation, is_word_at, quotation_at,
+    sentence_bounds_within, sentences_within, strip_note,
 };
 use super::shown;
 use crate::error::Error;
@@ -561,7 +561,7 @@ impl Outcomes {
         // email was changed\" notice".
         hits.within(List::Unsure, from..end).any(|h| {
             let at = h.span.start;
-            if in_quotes(&text[span.start..at]) {
+            if inside_quotation(&text[span.start..at]) {
                 return false;
             }
             let near = &text[floor_boundary(text, at.saturating_sub(8))..at];
@@ -1028,20 +1028,6 @@ pub(crate) struct AfterAct {
     pub(crate) lends_nothing: bool,
 }
 
-/// Whether the end of `before`, a sentence up to some byte of it, stands
-/// inside a quotation: after an odd number of straight quotes, or after
-/// an opening quote mark that is not closed.
-fn in_quotes(before: &str) -> bool {
-    let open_after = |open: char, close: char| {
-        before
-            .rfind(open)
-            .is_some_and(|o| before.rfind(close).is_none_or(|c| c < o))
-    };
-    before.matches('"').count() % 2 == 1
-        || open_after('“', '”')
-        || open_after('「', '」')
-}
-
 /// Whether `sentence` gives, after a colon, the message a screen showed
 /// (`…after 31 minutes: "This link has expired"`), or ends on one right
 /// after a Japanese condition (`…開くと「期限切れです」`): what came of the
@@ -1221,7 +1207,7 @@ fn pairs(
     // are needed, as for names, for a message quoted is as often what
     // came of something.
     let mut at = 0;
-    while let Some(q) = quote_at(sentence, at) {
+    while let Some(q) = quotation_at(sentence, at) {
         at = q.end;
         if !spans.iter().any(|s| s.contains(&q.start)) {
             events.push((q.start, Event::Input { literal: false }));
@@ -1259,22 +1245,6 @@ fn pairs(
         }
     }
     out
-}
-
-/// The next quotation in `s` from byte `from` on, quotes included: in
-/// straight or curly double quotes, or in 「」.
-fn quote_at(s: &str, from: usize) -> Option<Range<usize>> {
-    let rest = &s[from..];
-    let (open, c) =
-        rest.char_indices().find(|&(_, c)| matches!(c, '"' | '“' | '「'))?;
-    let close = match c {
-        '“' => '”',
-        '「' => '」',
-        _ => '"',
-    };
-    let body = from + open + c.len_utf8();
-    let end = s[body..].find(close)? + body + close.len_utf8();
-    Some(from + open..end)
 }
 
 /// Whether a code span holds a literal value rather than a name: a path,

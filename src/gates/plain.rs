@@ -50,7 +50,7 @@ use super::patterns::{
 };
 use super::sentence::{
     ends_sentence, floor_boundary, is_word_at, sentence_bounds_within,
-    sentence_end_within, sentences_within, strip_note, without_notes,
+    sentence_end_within, sentences_within, strip_note, without_notes, QUOTES,
 };
 use crate::error::Error;
 use crate::keywords::{KeywordMatch, KeywordSet};
@@ -740,24 +740,22 @@ pub(crate) fn clauses(sentence: &str) -> Vec<std::ops::Range<usize>> {
 /// is a message when it reads as one: two words or more, capitalised
 /// ("it showed \"You're unsubscribed\""), not a word set apart.
 fn quoted(s: &str) -> Option<String> {
-    [('「', '」'), ('『', '』'), ('"', '"'), ('“', '”')].iter().find_map(
-        |&(open, close)| {
-            let (_, rest) = s.split_once(open)?;
-            let (inner, _) = rest.split_once(close)?;
-            let message = if inner.is_ascii() && s.is_ascii() {
-                let words = inner.split_whitespace().count();
-                // A lowercase one reads as a message from three words on
-                // ("a \"your email was changed\" notice"); two may be a
-                // term ("the \"remember me\" box").
-                words >= 3
-                    || (words == 2
-                        && inner.starts_with(|c: char| c.is_ascii_uppercase()))
-            } else {
-                inner.chars().count() >= 4
-            };
-            message.then(|| inner.to_string())
-        },
-    )
+    QUOTES.iter().find_map(|&(open, close)| {
+        let (_, rest) = s.split_once(open)?;
+        let (inner, _) = rest.split_once(close)?;
+        let message = if inner.is_ascii() && s.is_ascii() {
+            let words = inner.split_whitespace().count();
+            // A lowercase one reads as a message from three words on
+            // ("a \"your email was changed\" notice"); two may be a
+            // term ("the \"remember me\" box").
+            words >= 3
+                || (words == 2
+                    && inner.starts_with(|c: char| c.is_ascii_uppercase()))
+        } else {
+            inner.chars().count() >= 4
+        };
+        message.then(|| inner.to_string())
+    })
 }
 
 /// A count told in words in `s`: an English number from two to twelve

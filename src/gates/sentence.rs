@@ -88,6 +88,37 @@ pub(crate) fn ends_sentence(text: &str, i: usize, c: char) -> bool {
     }
 }
 
+/// The quotation marks a message is quoted in, opening and closing.
+pub(crate) const QUOTES: [(char, char); 4] =
+    [('「', '」'), ('『', '』'), ('"', '"'), ('“', '”')];
+
+/// Whether the end of `before`, a sentence up to some byte of it, stands
+/// inside a quotation: after an odd number of straight quotes, or after
+/// an opening mark that is not closed.
+pub(crate) fn inside_quotation(before: &str) -> bool {
+    QUOTES.iter().any(|&(open, close)| {
+        if open == close {
+            return before.matches(open).count() % 2 == 1;
+        }
+        before
+            .rfind(open)
+            .is_some_and(|o| before.rfind(close).is_none_or(|c| c < o))
+    })
+}
+
+/// The next quotation in `s` from byte `from` on, marks included.
+pub(crate) fn quotation_at(
+    s: &str,
+    from: usize,
+) -> Option<std::ops::Range<usize>> {
+    let (open, close) = s[from..].char_indices().find_map(|(i, c)| {
+        QUOTES.iter().find(|q| q.0 == c).map(|q| (from + i, q.1))
+    })?;
+    let body = open + s[open..].chars().next().map_or(1, char::len_utf8);
+    let end = body + s[body..].find(close)? + close.len_utf8();
+    Some(open..end)
+}
+
 /// How far either way of a sentence end an open quotation is looked for.
 const QUOTE_WITHIN: usize = 240;
 
