@@ -620,7 +620,9 @@ impl Outcomes {
         // Nothing to find without a word of a try or a command, or
         // without a word of an outcome or a number.
         let all = 0..text.len();
-        if !(hits.any(List::Try, all.clone()) || text.contains('`'))
+        if !(hits.any(List::Try, all.clone())
+            || text.contains('`')
+            || text.contains('→'))
             || !(hits.any(List::Outcome, all)
                 || text.bytes().any(|b| b.is_ascii_digit()))
         {
@@ -633,11 +635,17 @@ impl Outcomes {
             let sentence = &text[start..end];
             // A command the agent ran is a try too: "`git grep -n X`
             // finds nothing".
-            let here = hits.first(List::Try, start..end).or_else(|| {
-                let c = command_span(sentence)?;
-                let from = c.as_ptr() as usize - text.as_ptr() as usize;
-                Some(from..from + c.len())
-            });
+            // So is a list item's left side of an arrow: "- 0 バイトの
+            // ファイルをアップロード →「ファイルが空です」と出て".
+            let arrow = arrow_try(&text[..start], sentence);
+            let here = hits
+                .first(List::Try, start..end)
+                .or_else(|| {
+                    let c = command_span(sentence)?;
+                    let from = c.as_ptr() as usize - text.as_ptr() as usize;
+                    Some(from..from + c.len())
+                })
+                .or_else(|| arrow.clone().map(|a| start + a.start..start + a.end));
             // A try may stand alone in the sentence before its outcome:
             // "… uploaded a 7.3 GB file and cut the link twice. Both
             // times it resumed …". Only a word of a try carries over: a
@@ -659,7 +667,22 @@ impl Outcomes {
             {
                 continue;
             }
-            let found = hits.any(List::Outcome, start..end)
+            // A Korean "when I did" ("…예약하니") or a Japanese "when I
+            // did" ("…送ると") before a past tells what came of the try:
+            // "3개를 예약하니 10:00:03에 게시됐습니다".
+            let discovered = {
+                let word = text[tried.clone()].trim_end();
+                (word.ends_with('니') || word.ends_with("ると"))
+                    && ends_in_past(&text[tried.end..end.max(tried.end)])
+            };
+            // What stands after an arrow, told in the past, is what came
+            // of its left side ("取り消し → 元の価格に戻った").
+            let after_arrow = arrow.is_some_and(|a| {
+                ends_in_past(&sentence[a.end..])
+            });
+            let found = discovered
+                || after_arrow
+                || hits.any(List::Outcome, start..end)
                 || self.has_status(sentence)
                 || shows_message(sentence);
             if plain.summary_heading(sentence) {
@@ -1349,6 +1372,37 @@ fn command_span(sentence: &str) -> Option<&str> {
             });
         tool && words.next().is_some() && !hygiene_span(span)
     })
+}
+
+/// The left side of the arrow in a list item ("- Uploaded a 0-byte file →
+/// …", "2. 取り消し → …"), from after its marker to the arrow: a try whose
+/// outcome stands after the arrow. None when the item holds no arrow, or
+/// nothing before it.
+///
+/// A numbered item's marker may end the sentence before it ("…:\n1." and
+/// " 40 商品を選んで …"): `before` is the text before the sentence.
+fn arrow_try(before: &str, sentence: &str) -> Option<Range<usize>> {
+    let item = sentence.trim_start();
+    let numbered = |s: &str| {
+        let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && s[digits..].starts_with(". ")
+    };
+    let marker = ["- ", "* ", "• "]
+        .iter()
+        .find(|m| item.starts_with(**m))
+        .map(|m| m.len())
+        .or_else(|| {
+            let digits = item.bytes().take_while(u8::is_ascii_digit).count();
+            numbered(item).then_some(digits + 2)
+        })
+        .or_else(|| {
+            let line = before.rsplit('\n').next().unwrap_or(before);
+            let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+            (digits > 0 && &line[digits..] == ".").then_some(0)
+        })?;
+    let from = sentence.len() - item.len() + marker;
+    let arrow = sentence[from..].find('→')? + from;
+    (!sentence[from..arrow].trim().is_empty()).then_some(from..arrow)
 }
 
 /// Whether a code span runs a hygiene command: one of [`HYGIENE`] as a

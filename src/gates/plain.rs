@@ -916,11 +916,30 @@ impl Script {
     }
 }
 
-/// Whether a Japanese sentence ends on a past form ("…しました", "…でした",
-/// "…済み"), a note in brackets after it aside.
+/// Whether a Japanese or Korean sentence ends on a past form ("…しました",
+/// "…でした", "…済み"; "…했습니다", "…됐어요"), a note in brackets after
+/// it aside.
 pub(crate) fn ends_in_past(sentence: &str) -> bool {
     let body = strip_note(sentence.trim_end().trim_end_matches(['。', '.']));
-    ["た", "済み", "済"].iter().any(|e| body.ends_with(e))
+    if ["た", "済み", "済"].iter().any(|e| body.ends_with(e)) {
+        return true;
+    }
+    // A Korean past is the syllable before the ending closed by ㅆ:
+    // "했습니다", "됐다", "왔어요".
+    let Some(stem) = ["습니다", "어요", "다", "요"]
+        .iter()
+        .find_map(|e| body.strip_suffix(e))
+    else {
+        return false;
+    };
+    stem.chars().next_back().is_some_and(closes_with_ss)
+}
+
+/// Whether `c` is a Hangul syllable whose final consonant is ㅆ, the mark
+/// of the past ("했", "됐", "었").
+pub(crate) fn closes_with_ss(c: char) -> bool {
+    let c = u32::from(c);
+    (0xAC00..=0xD7A3).contains(&c) && (c - 0xAC00) % 28 == 20
 }
 
 /// The sentence after the one that ends at `end`, in the same paragraph:
