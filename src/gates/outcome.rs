@@ -385,12 +385,13 @@ impl Outcomes {
                 continue;
             }
             // Nor is a body that the next sentence hedges, or rests on a
-            // document or a custom ("… is rejected as a replay. This
-            // follows Stripe's scheme, so it should be solid."): what it
-            // told was expected, not seen.
+            // document, a custom or another's check ("… is rejected as a
+            // replay. This follows Stripe's scheme, so it should be
+            // solid."): what it told was expected, not seen.
             let next = next_sentence_at(text, to);
             if self.unsure(text, hits, next.clone())
-                || plain.sourced(&text[next])
+                || plain.sourced(&text[next.clone()])
+                || plain.others_check(&text[next])
             {
                 continue;
             }
@@ -1043,7 +1044,8 @@ fn so_of_act(rest: &str) -> bool {
 /// What the sentence after an act tells of it.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct AfterAct {
-    /// It is an expectation, a plan, advice or a guess.
+    /// It is an expectation, a plan, advice or a guess, or rests on a
+    /// request or a document.
     pub(crate) hedged: bool,
     /// It tells nothing the act found: it is hedged, tells a change or a
     /// setting made ("…にまとめる作りになっています"), or, in Japanese or

@@ -149,6 +149,9 @@ pub(crate) struct PlainAudits {
     /// A document named as the proof, lowercased: see
     /// [`PlainTable::sources`](super::lang::PlainTable::sources).
     sources: Vec<&'static str>,
+    /// Others whose check an act may tell, lowercased: see
+    /// [`PlainTable::parties`](super::lang::PlainTable::parties).
+    parties: Vec<&'static str>,
     /// Audits told by their outcome: see [`outcome`](super::outcome).
     outcomes: Outcomes,
 }
@@ -211,6 +214,7 @@ impl PlainAudits {
             guesses: collect(|t| t.plain.guesses).collect(),
             summaries: collect(|t| t.plain.summaries).collect(),
             sources: collect(|t| t.plain.sources).collect(),
+            parties: collect(|t| t.plain.parties).collect(),
             outcomes: Outcomes::new(tables, dfa)?,
         })
     }
@@ -375,14 +379,22 @@ impl PlainAudits {
             .find_map(|l| self.referent(l))
     }
 
-    /// What `next`, the sentence after an act, tells of it: a guess is
-    /// hedged too. An empty one tells nothing either way.
+    /// What `next`, the sentence after an act, tells of it: a guess, or
+    /// what rests on a request or a document, is hedged too. An empty one
+    /// tells nothing either way.
     fn after_act(&self, next: &str) -> AfterAct {
         if next.trim().is_empty() {
             return AfterAct::default();
         }
         let mut told = self.outcomes.after_act(next);
         if self.guessed(next) {
+            told.hedged = true;
+            told.lends_nothing = true;
+        }
+        // What rests on a request or a document was expected, not found
+        // by the act ("…を確かめました。ご要望どおり 1,000 ドルを超える注文
+        // だけが対象です").
+        if self.read_not_seen(next) {
             told.hedged = true;
             told.lends_nothing = true;
         }
@@ -416,6 +428,7 @@ impl PlainAudits {
             || self.hearsay(text, span.start)
             || adnominal(text, span.end)
             || self.attributive(text, span.start)
+            || self.by_other(text, span.clone())
             || self.acts.iter().any(|a| {
                 a.set.cancelled_looking(
                     text,
@@ -495,6 +508,51 @@ impl PlainAudits {
             near.match_indices(v).any(|(i, _)| {
                 i < end && start < i + v.len() && is_word_at(&near, i, v.len())
             })
+        })
+    }
+
+    /// Whether `sentence` tells a check that another made ("1 年という
+    /// 期間は法務に確認済みです"): what it vouches for was not seen by the
+    /// agent.
+    pub(crate) fn others_check(&self, sentence: &str) -> bool {
+        self.acts
+            .iter()
+            .filter(|a| a.script.in_text(sentence))
+            .flat_map(|a| a.set.spans(sentence))
+            .any(|span| self.by_other(sentence, span))
+    }
+
+    /// Whether the act at `span` is another's: a party joined to it by a
+    /// particle before it ("法務に確認済み", "법무팀이 확인했습니다"), named
+    /// as its subject ("legal confirmed"), or after it ("confirmed with
+    /// legal", "checked by the accountant").
+    fn by_other(&self, text: &str, span: std::ops::Range<usize>) -> bool {
+        const PARTICLES: &[&str] =
+            &["에서", "에게", "に", "が", "の", "で", "이", "가", "에", "의"];
+        let before = text[..span.start].trim_end();
+        let before = PARTICLES
+            .iter()
+            .find_map(|p| before.strip_suffix(p))
+            .unwrap_or(before)
+            .trim_end()
+            .to_lowercase();
+        let after = text[span.end..].to_ascii_lowercase();
+        let after = [" with ", " by "]
+            .iter()
+            .find_map(|p| after.strip_prefix(p))
+            .map(|a| a.strip_prefix("our ").unwrap_or(a));
+        self.parties.iter().any(|p| {
+            let named_before = before.ends_with(p)
+                && before[..before.len() - p.len()]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !c.is_ascii_alphanumeric());
+            named_before
+                || after.is_some_and(|a| {
+                    a.starts_with(p)
+                        && !a[p.len()..]
+                            .starts_with(|c: char| c.is_ascii_alphanumeric())
+                })
         })
     }
 

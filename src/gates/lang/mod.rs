@@ -174,6 +174,11 @@ pub struct PlainTable {
     /// say", "ドキュメントによると", "문서에 따르면"): hearsay whatever
     /// figures the sentence holds, unless it shows code.
     pub sources: &'static [&'static str],
+    /// Others whose check an act may tell ("legal", "法務", "법무팀"),
+    /// lowercased: an act they did, joined to them by the language's
+    /// particle or preposition ("法務に確認済み", "법무팀이 확인했습니다",
+    /// "confirmed with legal"), was not the agent's.
+    pub parties: &'static [&'static str],
     /// What makes a sentence reasoning rather than a try: a cause given
     /// for what would happen ("…にしたので、2回流しても問題ありません",
     /// "했으니 죽어도 …"). A sentence with one is no try, whatever it
