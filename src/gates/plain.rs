@@ -451,9 +451,8 @@ impl PlainAudits {
     /// words of reading ("…のドキュメントを読み込んで、…ことを確認しました")
     /// with no number or code to show for it.
     pub(crate) fn read_not_seen(&self, sentence: &str) -> bool {
-        // Code or a number is something to show: looked at first, as most
-        // checks have one. A number is not, when a document is named as
-        // the proof.
+        // Code or a number is something to show, but not when a document
+        // is named as the proof.
         if self.sourced(sentence) {
             return true;
         }
@@ -485,12 +484,11 @@ impl PlainAudits {
         short && self.summaries.iter().any(|w| holds(&lower, w))
     }
 
-    /// Whether `sentence` names a document as what shows a behaviour ("as
-    /// the guidelines say") and shows no code.
+    /// Whether `sentence` names a document, a custom or a request as what
+    /// shows a behaviour ("as the guidelines say", "as requested"): the
+    /// code it shows is what the document asks for ("it uses
+    /// `word-break: keep-all`, which is the recommended setting").
     pub(crate) fn sourced(&self, sentence: &str) -> bool {
-        if sentence.contains('`') {
-            return false;
-        }
         let lower = sentence.to_lowercase();
         self.sources.iter().any(|w| holds(&lower, w))
     }

@@ -1037,7 +1037,6 @@ pub const TABLE: LangTable = LangTable {
         ],
         sources: &[
             "요청하신 대로",
-            "요청대로",
             "말씀하신 대로",
             "권장되는",
             "권장하는",

@@ -170,9 +170,10 @@ pub struct PlainTable {
     /// inferred from it, not seen ("I went through the changelog and none
     /// of them look like they affect us").
     pub guesses: &'static [&'static str],
-    /// A document named as what shows a behaviour ("as the guidelines
-    /// say", "ドキュメントによると", "문서에 따르면"): hearsay whatever
-    /// figures the sentence holds, unless it shows code.
+    /// A document, a custom or a request named as what shows a behaviour
+    /// ("as the guidelines say", "ドキュメントによると", "문서에 따르면",
+    /// "as requested"): hearsay whatever figures or code the sentence
+    /// holds.
     pub sources: &'static [&'static str],
     /// Others whose check an act may tell ("legal", "法務", "법무팀"),
     /// lowercased: an act they did, joined to them by the language's
