@@ -429,6 +429,7 @@ impl PlainAudits {
             || adnominal(text, span.end)
             || self.attributive(text, span.start)
             || self.by_other(text, span.clone())
+            || in_english_cause(text, span.start)
             || self.acts.iter().any(|a| {
                 a.set.cancelled_looking(
                     text,
@@ -970,6 +971,24 @@ impl Script {
             }),
         }
     }
+}
+
+/// Whether the English act at byte `at` is told in a cause, of a subject
+/// not the agent's: "were late because the job ran every 15 minutes" tells
+/// why, not what was checked.
+fn in_english_cause(text: &str, at: usize) -> bool {
+    let (start, _) = sentence_bounds_within(text, at, CLAUSE_WITHIN);
+    let before = text[start..at].to_ascii_lowercase();
+    let Some(subject) = [" because ", " since "]
+        .iter()
+        .filter_map(|r| before.rfind(r).map(|i| &before[i + r.len()..]))
+        .min_by_key(|s| s.len())
+    else {
+        return false;
+    };
+    let first = subject.split_whitespace().next();
+    !subject.contains([',', ';'])
+        && first.is_some_and(|w| !["i", "we", "i've", "we've"].contains(&w))
 }
 
 /// Whether a Japanese or Korean sentence ends on a past form ("…しました",

@@ -870,8 +870,7 @@ pub const TABLE: LangTable = LangTable {
             Lit("measured"),
             Lit("benchmarked"),
             Lit("profiled"),
-            Lit("timed it"),
-            Lit("timed the"),
+            Lit("timed"),
             Lit("compared"),
             Lit("diffed"),
             Lit("inspected"),
@@ -1028,6 +1027,8 @@ pub const TABLE: LangTable = LangTable {
             ],
         },
         act_void: &[
+            // A request that ran out of time failed; it timed nothing.
+            "timed out",
             "and found it",
             "found the cause",
             // A cause found is a diagnosis, not a check of the change.
