@@ -903,7 +903,9 @@ fn proper_name(s: &str) -> Option<String> {
             continue;
         }
         let starts_sentence = prev_end;
-        prev_end = w.ends_with(['.', '!', '?', '*', '#']);
+        // A list's marker ("-", "•") starts the sentence after it too.
+        prev_end = w.ends_with(['.', '!', '?', '*', '#'])
+            || (starts_sentence && !w.contains(|c: char| c.is_alphanumeric()));
         let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric());
         let name = w.len() >= 2
             && w.chars().all(|c| c.is_ascii_alphabetic())
