@@ -374,7 +374,7 @@ fn run_gate(
     // them.
     let test_score =
         score(&format!("{name} test, the gate"), &test, judge, false);
-    if seeds.blocks(gate, &test[0]).is_some() {
+    if test.first().is_some_and(|c| seeds.blocks(gate, c).is_some()) {
         score(
             &format!("{name} test, the seed's regex"),
             &test,
@@ -433,7 +433,7 @@ fn audit_seen() -> Vec<&'static str> {
 /// 71 and 72 pooled 0.901 / 0.853; 73 and 74 pooled 1.000 / 0.800; 75
 /// and 76 pooled 0.927 / 0.680 (shaped as real ones).
 /// `benches/RESULTS.md` has them with their counts.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test77.tsv", "audit-test78.tsv"];
+const AUDIT_HELD_OUT: &[&str] = &[];
 
 #[test]
 fn audit_gate_on_its_parts() {
