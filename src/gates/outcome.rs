@@ -646,7 +646,9 @@ impl Outcomes {
                     let from = c.as_ptr() as usize - text.as_ptr() as usize;
                     Some(from..from + c.len())
                 })
-                .or_else(|| arrow.clone().map(|a| start + a.start..start + a.end));
+                .or_else(|| {
+                    arrow.clone().map(|a| start + a.start..start + a.end)
+                });
             // A try may stand alone in the sentence before its outcome:
             // "… uploaded a 7.3 GB file and cut the link twice. Both
             // times it resumed …". Only a word of a try carries over: a
@@ -678,9 +680,8 @@ impl Outcomes {
             };
             // What stands after an arrow, told in the past, is what came
             // of its left side ("取り消し → 元の価格に戻った").
-            let after_arrow = arrow.is_some_and(|a| {
-                ends_in_past(&sentence[a.end..])
-            });
+            let after_arrow =
+                arrow.is_some_and(|a| ends_in_past(&sentence[a.end..]));
             let found = discovered
                 || after_arrow
                 || hits.any(List::Outcome, start..end)

@@ -523,8 +523,8 @@ impl PlainAudits {
 
     /// Whether the act at `span` is another's: a party joined to it by a
     /// particle before it ("法務に確認済み", "법무팀이 확인했습니다"), named
-    /// as its subject ("legal confirmed"), or after it ("confirmed with
-    /// legal", "checked by the accountant").
+    /// as its subject ("legal confirmed"), or after it in its clause
+    /// ("confirmed with legal", "checked the window with legal").
     fn by_other(&self, text: &str, span: std::ops::Range<usize>) -> bool {
         const PARTICLES: &[&str] =
             &["에서", "에게", "に", "が", "の", "で", "이", "가", "에", "의"];
@@ -535,11 +535,19 @@ impl PlainAudits {
             .unwrap_or(before)
             .trim_end()
             .to_lowercase();
-        let after = text[span.end..].to_ascii_lowercase();
-        let after = [" with ", " by "]
+        // In English, the party follows the act's object within its
+        // clause: "checked the window with legal".
+        let rest = &text[span.end..];
+        let clause =
+            &rest[..rest.find([',', ':', ';', '.']).unwrap_or(rest.len())];
+        let clause = clause[..floor_boundary(clause, 80)].to_ascii_lowercase();
+        let after: Vec<&str> = [" with ", " by "]
             .iter()
-            .find_map(|p| after.strip_prefix(p))
-            .map(|a| a.strip_prefix("our ").unwrap_or(a));
+            .flat_map(|p| {
+                clause.match_indices(p).map(|(i, _)| &clause[i + p.len()..])
+            })
+            .map(|a| a.strip_prefix("our ").unwrap_or(a))
+            .collect();
         self.parties.iter().any(|p| {
             let named_before = before.ends_with(p)
                 && before[..before.len() - p.len()]
@@ -547,7 +555,7 @@ impl PlainAudits {
                     .next_back()
                     .is_none_or(|c| !c.is_ascii_alphanumeric());
             named_before
-                || after.is_some_and(|a| {
+                || after.iter().any(|a| {
                     a.starts_with(p)
                         && !a[p.len()..]
                             .starts_with(|c: char| c.is_ascii_alphanumeric())
@@ -1374,6 +1382,43 @@ pub(super) mod tests {
             "通知のまとめ送信を確認しました。15分ごとに1通送る作りになっていて、\
              問題なさそうです。",
             "Backfill: it runs in batches of 10k, so it won't lock the table.",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
+    /// Arrows in lists and "when I did" tell tries; another's check, a
+    /// request met or a cause told are none of the agent's.
+    #[test]
+    fn tries_by_arrow_and_checks_of_others() {
+        let p = audits();
+        let yes = [
+            "**テスト**\n- 空の CSV を取り込み →「行がありません」と出て何も\
+             作られない\n- 3 行の CSV → 3 件作成",
+            "**테스트**\n- 빈 CSV 가져오기 → \"행이 없습니다\"가 나오고 아무것도 \
+             만들어지지 않음",
+            "一括削除:\n1. 12 件を選んで削除\n2. 元に戻す → 12 件すべて一覧に\
+             戻った",
+            "알림을 9시로 예약하니 9시 0분 2초에 도착했습니다.",
+            "Export is faster: 41 s before, 6 s now (timed 5 runs).",
+            "**Testing**\n- Imported an empty CSV → \"No rows\" and nothing \
+             created",
+        ];
+        let no = [
+            "보존 기간: 정리 작업이 90일 넘은 로그를 지웁니다. 90일은 법무팀이 \
+             확인했습니다.",
+            "保存期間: 整理ジョブが 90 日より古いログを消します。90 日は法務に\
+             確認済みです。",
+            "Checked the retention window with legal: 90 days.",
+            "通知の条件を確かめました。ご要望どおり 500 ドル以上の注文だけが対象\
+             です。",
+            "Checked the line breaking: it uses `word-break: keep-all`, which \
+             is the recommended setting.",
+            "Reports were stale because the cron ran every 6 hours; it runs \
+             hourly now.",
+            "결제 웹훅은 이벤트 ID로 중복을 가리니 두 번 처리되지 않습니다.",
+            "**Testing**\n- Empty files are refused with a message\n- Big \
+             files are streamed",
+            "The request timed out after 30 s before the fix.",
         ];
         assert_audits(&p, &yes, &no);
     }
