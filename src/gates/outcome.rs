@@ -491,10 +491,18 @@ impl Outcomes {
             // A body that opens with an article opens with a noun phrase
             // ("a task created at 23:30 shows …"): no verb of a change
             // leads it.
-            if words.clone().next().is_some_and(|w| {
-                ["a", "an", "the"].iter().any(|a| w.eq_ignore_ascii_case(a))
-            }) {
-                return false;
+            // Unless "now" follows a definite one: "the API now uses an
+            // opaque cursor" tells the change (where "a user named `x` now
+            // shows up literally" tells what an input gave).
+            let first = words.clone().next().unwrap_or("");
+            if ["a", "an", "the"].iter().any(|a| first.eq_ignore_ascii_case(a))
+            {
+                return first.eq_ignore_ascii_case("the")
+                    && words
+                        .clone()
+                        .take(6)
+                        .position(|w| w.eq_ignore_ascii_case("now"))
+                        .is_some_and(|i| i >= 2);
             }
             let second = words.nth(1).map_or(body.len(), |w| {
                 w.as_ptr() as usize - body.as_ptr() as usize + w.len()
