@@ -360,8 +360,11 @@ impl Outcomes {
                 continue;
             }
             let Some(heading) = topic_heading(text, colon) else { continue };
+            // A heading that tells the code read ("Read through the SAML
+            // handling:") heads what was read, not seen.
             if prose_hits(text, hits, NAMES_WORK, named(text, &heading.span))
                 || self.under_work_heading(text, hits, heading.line_start)
+                || plain.read_not_seen(heading.words)
             {
                 continue;
             }

@@ -459,7 +459,9 @@ impl PlainAudits {
         }
         // Nor is the code itself, read.
         let lower = sentence.to_lowercase();
-        if self.code_read.iter().any(|w| holds(&lower, w)) {
+        if self.code_read.iter().any(|w| holds(&lower, w))
+            || reads_code_noun(&lower)
+        {
             return true;
         }
         if sentence.bytes().any(|b| b == b'`' || b.is_ascii_digit()) {
@@ -999,6 +1001,47 @@ fn in_english_cause(text: &str, at: usize) -> bool {
     let first = subject.split_whitespace().next();
     !subject.contains([',', ';'])
         && first.is_some_and(|w| !["i", "we", "i've", "we've"].contains(&w))
+}
+
+/// Whether `lower`, a lowercased English sentence, tells a part of the
+/// code or its configuration looked at ("I checked the analyzer config",
+/// "went through the upload handler"): a verb of looking, "the", at most
+/// three words, and a noun of code.
+fn reads_code_noun(lower: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "checked",
+        "looked at",
+        "looked through",
+        "read",
+        "read through",
+        "went through",
+        "reviewed",
+        "inspected",
+    ];
+    const NOUNS: &[&str] = &[
+        "config",
+        "configuration",
+        "component",
+        "implementation",
+        "handler",
+        "middleware",
+        "schema",
+        "source",
+    ];
+    VERBS.iter().any(|v| {
+        lower.match_indices(v).any(|(i, _)| {
+            if !is_word_at(lower, i, v.len()) {
+                return false;
+            }
+            let Some(rest) = lower[i + v.len()..].strip_prefix(" the ") else {
+                return false;
+            };
+            rest.split_whitespace()
+                .take(4)
+                .map(|w| w.trim_end_matches([',', ':', ';', '.']))
+                .any(|w| NOUNS.contains(&w))
+        })
+    })
 }
 
 /// Whether a Japanese or Korean sentence ends on a past form ("…しました",

@@ -1811,6 +1811,7 @@ pub const TABLE: LangTable = LangTable {
             "as they should",
         ],
         code_read: &[
+            "read through the",
             "is wired up",
             "are wired up",
             "the logic in",
