@@ -803,6 +803,7 @@ impl Outcomes {
                 || !pairs(sentence, start, hits, &self.quantities(sentence))
                     .enough()
                 || self.changes(text, hits, start..end)
+                || self.tells_setting(text, hits, start..end)
                 || self.voided(text, hits, plain, start..end)
                 || plain.summary_heading(sentence)
             {
