@@ -254,6 +254,12 @@ impl Outcomes {
         }
     }
 
+    /// Whether `body` opens with a table with no column of what came of
+    /// each case: see [`shown::table_without_results`].
+    pub(crate) fn table_without_results(&self, body: &str) -> bool {
+        shown::table_without_results(body, &self.shown.result_columns)
+    }
+
     /// Whether `list` tells anything found: a word of a try or an
     /// outcome, or a status, in any of its items. A list of what was
     /// looked at ("確認したこと:\n- うるう日の扱い\n- ステップ値") tells

@@ -265,6 +265,7 @@ impl PlainAudits {
                         body.trim_start_matches([' ', '\t']).starts_with('\n');
                     if self.read_not_seen(opening)
                         || hygiene_list(paragraph(body))
+                        || self.outcomes.table_without_results(body)
                         || (list
                             && !self
                                 .outcomes

@@ -131,6 +131,24 @@ fn find_table(
     })
 }
 
+/// Whether `body` opens with a markdown table none of whose columns tells
+/// what came of each case: "| case | handling |" describes the cases.
+pub(crate) fn table_without_results(
+    body: &str,
+    result_columns: &[&'static str],
+) -> bool {
+    let mut lines = body.trim_start().lines().map(str::trim);
+    let (Some(header), Some(rule)) = (lines.next(), lines.next()) else {
+        return false;
+    };
+    is_row(header)
+        && is_rule(rule)
+        && !cells(header).any(|cell| {
+            let cell = cell.to_lowercase();
+            result_columns.iter().any(|w| cell == *w)
+        })
+}
+
 /// Whether `line` is a row of a markdown table.
 fn is_row(line: &str) -> bool {
     line.starts_with('|') && line.len() > 1 && line.ends_with('|')
