@@ -40,6 +40,8 @@ pub(crate) struct AuditMatcher {
     markers: LazyKeywords,
     /// Words that make a marker right before them part of another noun.
     marker_nouns: Vec<&'static str>,
+    /// Words that make a marker right after them someone else's audit.
+    marker_owners: Vec<&'static str>,
     hatches: LazyKeywords,
     /// The plain-language grammar: it also tells negated markers.
     plain: PlainAudits,
@@ -72,6 +74,10 @@ impl AuditMatcher {
             marker_nouns: tables
                 .iter()
                 .flat_map(|t| t.marker_nouns.iter().copied())
+                .collect(),
+            marker_owners: tables
+                .iter()
+                .flat_map(|t| t.marker_owners.iter().copied())
                 .collect(),
             hatches: LazyKeywords::new(
                 owned(&config.audit.escape_hatches),
@@ -118,8 +124,15 @@ impl AuditMatcher {
                 .marker_nouns
                 .iter()
                 .any(|n| text[m.end()..].starts_with(n));
+            let before = text[..m.start()].trim_end_matches(' ');
+            let owned = self.marker_owners.iter().any(|o| {
+                before.len() >= o.len()
+                    && before.is_char_boundary(before.len() - o.len())
+                    && before[before.len() - o.len()..].eq_ignore_ascii_case(o)
+            });
             if !inside_hatch
                 && !noun
+                && !owned
                 && !self.plain.negated(text, m)
                 && !found.iter().any(|f| f == keyword)
             {
@@ -162,6 +175,11 @@ mod audit_status_example {
             m.status("Switched to DOMPurify, which is audited regularly."),
             AuditStatus::Absent
         );
+        assert_eq!(
+            m.status("The vendor passed an external audit last spring."),
+            AuditStatus::Absent
+        );
+        assert_eq!(m.status("内部監査で毎年見られています。"), AuditStatus::Absent);
         assert!(matches!(
             m.status("Edge cases: an empty list returns None."),
             AuditStatus::Plain(_)

@@ -18,6 +18,14 @@ pub const TABLE: LangTable = LangTable {
         " by the",
         " by its",
     ],
+    marker_owners: &[
+        "internal",
+        "external",
+        "annual",
+        "yearly",
+        "third-party",
+        "independent",
+    ],
     // "not", "n't" (isn't, haven't, don't), "never", "without": before a
     // match in its clause, they void it ("it's not up to you", "I haven't
     // verified it", "I don't think you're right").

@@ -9,6 +9,7 @@ pub const TABLE: LangTable = LangTable {
     code: "ja",
     markers: crate::keywords::AUDIT_MARKERS_JA,
     marker_nouns: &["ログ", "証跡", "履歴", "記録", "法人"],
+    marker_owners: &["内部", "外部", "第三者", "定期", "年次"],
     // Negation follows what it negates: "確認していません", "お任せする話
     // ではありません", "正しいとは限りません".
     negation: Cancel {

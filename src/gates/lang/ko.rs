@@ -9,6 +9,7 @@ pub const TABLE: LangTable = LangTable {
     code: "ko",
     markers: crate::keywords::AUDIT_MARKERS_KO,
     marker_nouns: &[],
+    marker_owners: &["내부", "외부", "제3자", "정기", "연례"],
     // "안 했", "못 했" put the negation before the verb; "하지 않", "지
     // 못" after it.
     negation: Cancel {

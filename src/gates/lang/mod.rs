@@ -42,6 +42,10 @@ pub struct LangTable {
     /// change built, and a library that "is audited regularly" was audited
     /// by its makers, not by the agent.
     pub marker_nouns: &'static [&'static str],
+    /// Words that, right before a marker, make the audit someone else's:
+    /// an internal, external or yearly audit ("内部監査", "external
+    /// audit", "정기 감사") is an organisation's, not the agent's.
+    pub marker_owners: &'static [&'static str],
     /// The language's negation, applied to every intent: "not", "n't";
     /// "していない"; "하지 않".
     pub negation: Cancel,
