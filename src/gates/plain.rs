@@ -264,6 +264,7 @@ impl PlainAudits {
                     let list =
                         body.trim_start_matches([' ', '\t']).starts_with('\n');
                     if self.read_not_seen(opening)
+                        || self.sourced(paragraph(body))
                         || hygiene_list(paragraph(body))
                         || self.outcomes.table_without_results(body)
                         || (list
