@@ -642,7 +642,8 @@ impl Outcomes {
             || text.contains('`')
             || text.contains('→'))
             || !(hits.any(List::Outcome, all)
-                || text.bytes().any(|b| b.is_ascii_digit()))
+                || text.bytes().any(|b| b.is_ascii_digit())
+                || text.contains('→'))
         {
             return None;
         }
@@ -762,11 +763,18 @@ impl Outcomes {
                 && !self.changes(text, hits, from..start)
                 && !self.voided(text, hits, plain, from..start);
             let numbers = self.quantities(sentence).len();
+            // So is a sentence that opens with the try that showed it:
+            // "Uploaded three portrait photos; before the fix they were
+            // sideways, now all three are upright".
+            let tried = hits
+                .first(List::Try, start..end)
+                .is_some_and(|t| tells_an_act(text, t, start..end));
             let observed = hits.any(List::Outcome, start..end)
                 || numbers >= 2
                 || (numbers == 1 && !self.quantities(before).is_empty())
                 || self.has_status(sentence)
-                || now_before;
+                || now_before
+                || tried;
             // "Removed `x`, which is no longer …" is a change told.
             if !observed
                 || self.changes(text, hits, start..end)
