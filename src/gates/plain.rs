@@ -1468,6 +1468,33 @@ pub(super) mod tests {
         assert_audits(&p, &yes, &no);
     }
 
+    /// A change told as "the X now does Y", code or a setting read, a
+    /// table of handling and an organisation's audit are no checks; a
+    /// then-and-now opened by a try is one.
+    #[test]
+    fn changes_settings_and_tables() {
+        let p = audits();
+        let yes = [
+            "Opened four old invoices; before the fix their totals were \
+             blank, now all four show the amount.",
+            "**テスト**\n- 名前を空にして保存 →「名前を入れてください」\n- \
+             `Ann` で保存 → 保存できた",
+        ];
+        let no = [
+            "Slow exports: the endpoint now streams the file instead of \
+             building it in memory.",
+            "I checked the router config: it now redirects `/old` to `/new`.",
+            "## How I checked\nRead through the upload handler: large files \
+             are streamed to disk.",
+            "リトライ:最大 5 回、間隔を倍にしながら再試行します。",
+            "サイズ上限:10MB までを受け付け、超えると「大きすぎます」と表示\
+             されるようにしています。",
+            "**Verification**\n| case | handling |\n|---|---|\n| empty \
+             name | refused with a message |",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
     /// A name makes a plain-language audit specific, but not a marker
     /// audit the hollow gate weighs.
     #[test]
