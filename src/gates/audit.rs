@@ -179,7 +179,10 @@ mod audit_status_example {
             m.status("The vendor passed an external audit last spring."),
             AuditStatus::Absent
         );
-        assert_eq!(m.status("内部監査で毎年見られています。"), AuditStatus::Absent);
+        assert_eq!(
+            m.status("内部監査で毎年見られています。"),
+            AuditStatus::Absent
+        );
         assert!(matches!(
             m.status("Edge cases: an empty list returns None."),
             AuditStatus::Plain(_)
