@@ -643,7 +643,7 @@ impl Outcomes {
             || text.contains('→'))
             || !(hits.any(List::Outcome, all)
                 || text.bytes().any(|b| b.is_ascii_digit())
-                || text.contains('→'))
+                || text.contains(['→', '"', '「']))
         {
             return None;
         }

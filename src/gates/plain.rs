@@ -1023,6 +1023,7 @@ fn reads_code_noun(lower: &str) -> bool {
     const NOUNS: &[&str] = &[
         "config",
         "configuration",
+
         "component",
         "implementation",
         "handler",

@@ -381,6 +381,13 @@ pub const TABLE: LangTable = LangTable {
             "밖에 시험하지",
         ],
         products: &[
+            "월요일",
+            "화요일",
+            "수요일",
+            "목요일",
+            "금요일",
+            "토요일",
+            "일요일",
             "크롬",
             "사파리",
             "파이어폭스",
@@ -635,6 +642,9 @@ pub const TABLE: LangTable = LangTable {
             ],
         },
         act_void: &[
+            // Worked on: a change made, not looked at.
+            "손봤",
+            "손을 봤",
             "원인을 찾았",
             // A cause found is a diagnosis, not a check of the change.
             "원인을 확인",

@@ -81,9 +81,10 @@ pub struct PlainTable {
     /// Named failure modes, each a specific referent ("race", "競合",
     /// "경쟁").
     pub failure_modes: &'static [&'static str],
-    /// Products and platforms a check was made on, as the language spells
-    /// them ("크롬", "アウトルック"): a named thing, as a capitalised name
-    /// is in English ("Outlook"), so each is a specific referent.
+    /// Products, platforms and days a check was made on, as the language
+    /// spells them ("크롬", "アウトルック", "土曜"): a named thing, as a
+    /// capitalised name is in English ("Outlook", "Saturday"), so each is
+    /// a specific referent.
     pub products: &'static [&'static str],
     /// Words that negate a lead or a marker standing after them in its
     /// clause ("not", "never").
