@@ -69,8 +69,8 @@ use std::ops::Range;
 use super::lang::{LangTable, PlainTable};
 use super::patterns::LazyKeywords;
 use super::plain::{
-    clauses, ends_in_past, is_question, next_sentence_at, paragraph,
-    PlainAudit, PlainAudits,
+    clauses, closes_with_ss, ends_in_past, is_question, next_sentence_at,
+    paragraph, PlainAudit, PlainAudits,
 };
 use super::sentence::{
     floor_boundary, inside_quotation, is_word_at, quotation_at,
@@ -668,6 +668,10 @@ impl Outcomes {
                 })
                 .or_else(|| {
                     arrow.clone().map(|a| start + a.start..start + a.end)
+                })
+                .or_else(|| {
+                    when_i_did(sentence)
+                        .map(|w| start + w.start..start + w.end)
                 });
             // A try may stand alone in the sentence before its outcome:
             // "… uploaded a 7.3 GB file and cut the link twice. Both
@@ -1402,6 +1406,33 @@ fn command_span(sentence: &str) -> Option<&str> {
                 b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'
             });
         tool && words.next().is_some() && !hygiene_span(span)
+    })
+}
+
+/// A Korean verb in its "when I did" form with a past after it: "…인증을
+/// 마치니 주문이 \"결제 완료\"로 바뀌었고 …". A past before -으니
+/// ("했으니") gives a cause, as does a present after it ("가리니 …되지
+/// 않습니다") or a subject of its own ("해시가 들어가니": the agent's act
+/// takes an object); the first such word is the try.
+fn when_i_did(sentence: &str) -> Option<Range<usize>> {
+    sentence.match_indices("니 ").find_map(|(i, _)| {
+        let mut before = sentence[..i].chars().rev();
+        let last = before.next()?;
+        let cause = if last == '으' {
+            before.next().is_none_or(closes_with_ss)
+        } else {
+            closes_with_ss(last)
+        };
+        let word_start =
+            sentence[..i].rfind(char::is_whitespace).map_or(0, |s| s + 1);
+        let end = i + "니".len();
+        let hangul = ('\u{AC00}'..='\u{D7A3}').contains(&last);
+        let subject = sentence[..word_start]
+            .split_whitespace()
+            .next_back()
+            .is_some_and(|w| w.ends_with(['가', '이']));
+        (hangul && !cause && !subject && ends_in_past(&sentence[end..]))
+            .then_some(word_start..end)
     })
 }
 

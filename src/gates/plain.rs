@@ -1023,7 +1023,6 @@ fn reads_code_noun(lower: &str) -> bool {
     const NOUNS: &[&str] = &[
         "config",
         "configuration",
-
         "component",
         "implementation",
         "handler",
