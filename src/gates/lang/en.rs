@@ -1649,6 +1649,7 @@ pub const TABLE: LangTable = LangTable {
             "each payload",
         ],
         outcomes: &[
+            "said",
             "all there",
             "are right",
             "disappeared",
