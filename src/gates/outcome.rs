@@ -641,8 +641,8 @@ impl Outcomes {
         // without a word of an outcome or a number.
         let all = 0..text.len();
         if !(hits.any(List::Try, all.clone())
-            || text.contains('`')
-            || text.contains('→'))
+            || text.contains(['`', '→'])
+            || text.contains("니 "))
             || !(hits.any(List::Outcome, all)
                 || text.bytes().any(|b| b.is_ascii_digit())
                 || text.contains(['→', '"', '「']))
@@ -1413,7 +1413,8 @@ fn command_span(sentence: &str) -> Option<&str> {
 /// 마치니 주문이 \"결제 완료\"로 바뀌었고 …". A past before -으니
 /// ("했으니") gives a cause, as does a present after it ("가리니 …되지
 /// 않습니다") or a subject of its own ("해시가 들어가니": the agent's act
-/// takes an object); the first such word is the try.
+/// takes an object, and a noun may end in 니); the first such word is the
+/// try.
 fn when_i_did(sentence: &str) -> Option<Range<usize>> {
     sentence.match_indices("니 ").find_map(|(i, _)| {
         let mut before = sentence[..i].chars().rev();
@@ -1427,11 +1428,14 @@ fn when_i_did(sentence: &str) -> Option<Range<usize>> {
             sentence[..i].rfind(char::is_whitespace).map_or(0, |s| s + 1);
         let end = i + "니".len();
         let hangul = ('\u{AC00}'..='\u{D7A3}').contains(&last);
-        let subject = sentence[..word_start]
+        // A verb that takes the object before it ("결제를 마치니"), or one
+        // of 하다: a noun may end in 니 too ("장바구니").
+        let verb = sentence[..word_start]
             .split_whitespace()
             .next_back()
-            .is_some_and(|w| w.ends_with(['가', '이']));
-        (hangul && !cause && !subject && ends_in_past(&sentence[end..]))
+            .is_some_and(|w| w.ends_with(['을', '를']))
+            || sentence[word_start..end].ends_with("하니");
+        (hangul && !cause && verb && ends_in_past(&sentence[end..]))
             .then_some(word_start..end)
     })
 }

@@ -1055,14 +1055,17 @@ pub(crate) fn ends_in_past(sentence: &str) -> bool {
         return true;
     }
     // A Korean past is the syllable before the ending closed by ㅆ:
-    // "했습니다", "됐다", "왔어요".
+    // "했습니다", "됐다", "왔어요"; but "있습니다" is a present and
+    // "하겠습니다" a future.
     let Some(stem) = ["습니다", "어요", "다", "요"]
         .iter()
         .find_map(|e| body.strip_suffix(e))
     else {
         return false;
     };
-    stem.chars().next_back().is_some_and(closes_with_ss)
+    stem.chars()
+        .next_back()
+        .is_some_and(|c| closes_with_ss(c) && !matches!(c, '있' | '겠'))
 }
 
 /// Whether `c` is a Hangul syllable whose final consonant is ㅆ, the mark
@@ -1464,6 +1467,29 @@ pub(super) mod tests {
             "**Testing**\n- Empty files are refused with a message\n- Big \
              files are streamed",
             "The request timed out after 30 s before the fix.",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
+    /// A hedged heading, the usual approach and a change worked on tell
+    /// nothing seen; a Korean "when I did" with a past after it, a day
+    /// named and a message said show a try.
+    #[test]
+    fn hedged_headings_and_when_i_did() {
+        let p = audits();
+        let yes = [
+            "쿠폰을 넣고 결제를 마치니 합계가 \"9,000원\"으로 바뀌었습니다.",
+            "金曜に注文すると、お届け日は月曜になりました。",
+            "Submitted the form twice: the second try said \"Already sent\".",
+        ];
+        let no = [
+            "Old exports should still open: the reader accepts both formats.",
+            "Caching: responses are kept for 5 minutes, the usual approach for \
+             this kind of data.",
+            "배포 후 로그 처리를 손봤습니다. 오류는 한 번만 남깁니다.",
+            "파일 이름에 해시가 들어가니 긴 캐시 헤더를 붙여 두었습니다.",
+            "빈 장바구니 경계 사례를 처리했습니다.",
+            "버전 관리가 켜진 S3에 올라가니 아무 때로나 되돌릴 수 있습니다.",
         ];
         assert_audits(&p, &yes, &no);
     }
