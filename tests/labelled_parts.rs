@@ -412,15 +412,16 @@ fn audit_seen() -> Vec<&'static str> {
 
 /// The audit gate's held-out parts, their misses never read: the test
 /// part the closing note of the nineteenth session reports. Final
-/// messages shaped as real ones are ("## Summary / ## Testing", arrow
-/// lists of inputs and what each gave, near misses that restate the
-/// design under "Testing", say "should" or "expect", or lean on another
-/// team's custom), 150 cases, written before anything was changed for
-/// them and before the parts 79 and 80 were read, and first run only
-/// after the round fitted to those two (75b185d): 81 precision 1.000,
-/// recall 0.811; 82 0.810 / 0.895; pooled 0.889 / 0.853 (64/8/11/67).
-/// The session's starting gate (6070f85) gave 0.877 / 0.853 (64/9/11/66)
-/// on the same cases.
+/// messages shaped as real ones are ("## What changed / ## Testing" with
+/// arrow lists, a results list by browser, near misses that restate the
+/// design under "Testing", fix a cause and re-run nothing, read a
+/// template, say "should" or "will", lean on an in-house rule or another
+/// app's library, or test a rollback "in my head"), 150 cases, written
+/// before anything was changed for them and before the parts 81 and 82
+/// were read, and first run only after the round fitted to those two
+/// (1ccdfd3): 83 precision 0.824, recall 0.718; 84 0.840 / 0.583; pooled
+/// 0.831 / 0.653 (49/10/26/65). The session's starting gate (6070f85)
+/// gave 0.828 / 0.640 (48/10/27/65) on the same cases.
 ///
 /// First runs of the earlier held-out parts: 41 0.846 / 0.917, 42 0.902 /
 /// 1.000, 43 0.886 / 0.861, 44 0.921 / 0.946, 45 0.846 / 0.917 (terser
@@ -432,9 +433,10 @@ fn audit_seen() -> Vec<&'static str> {
 /// 0.931; 67 and 68 pooled 0.867 / 0.684; 69 and 70 pooled 0.952 / 0.800;
 /// 71 and 72 pooled 0.901 / 0.853; 73 and 74 pooled 1.000 / 0.800; 75
 /// and 76 pooled 0.927 / 0.680 (shaped as real ones); 77 and 78 pooled
-/// 0.882 / 0.800; 79 and 80 pooled 0.929 / 0.855.
+/// 0.882 / 0.800; 79 and 80 pooled 0.929 / 0.855; 81 and 82 pooled
+/// 0.889 / 0.853.
 /// `benches/RESULTS.md` has them with their counts.
-const AUDIT_HELD_OUT: &[&str] = &[];
+const AUDIT_HELD_OUT: &[&str] = &["audit-test83.tsv", "audit-test84.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {
@@ -478,9 +480,10 @@ fn audit_gate_on_its_parts() {
     // of the seen parts' figure and pairs. The grammar reads some
     // behaviours a change gives ("with it, the command prints the 3 kinds
     // of operations and exits 0", a backoff from 200 ms to 5 s) as tries
-    // or measures: 7 of its 60 summaries pass (11 before a summary's
-    // heading was read as one, in the sixteenth session). A floor, not a
-    // goal.
+    // or measures: 5 of its 60 summaries pass (11 before a summary's
+    // heading was read as one, in the sixteenth session; 6 until "the
+    // usual pattern" was read as a source, in the nineteenth). A floor,
+    // not a goal.
     let summaries = load("audit-tune4.tsv");
     let s = score(
         "audit audit-tune4.tsv (summaries)",
@@ -505,9 +508,9 @@ fn audit_gate_on_its_parts() {
     // Each part that joins them brings misses that no round removed:
     // precision 0.981 over 21 parts, 0.963 over 26, 0.958 over 34, 0.967
     // over 43, 0.967 over 46, 0.976 over 59, 0.973 over 65, 0.969 over 75,
-    // 0.970 over 77 and over 79, 0.971 over 81 and over 83; recall 0.996
+    // 0.970 over 77 and over 79, 0.971 over 81, 83 and 85; recall 0.996
     // over 59, 0.987 over 65, 0.978 over 75, 0.976 over 77, 0.969 over 79
-    // and over 81, 0.970 over 83 (the near misses of 59
+    // and over 81, 0.970 over 83, 0.969 over 85 (the near misses of 59
     // to 76 that describe a feature, list what was looked at, or name a
     // check and state a rule, under a heading; the floor was 0.98 until 71
     // and 72 joined, 0.975 until 75 and 76 did).
@@ -515,9 +518,9 @@ fn audit_gate_on_its_parts() {
     // Below the issue's target (0.98, 0.95): see AUDIT_HELD_OUT. The
     // held-out parts gave precision 0.756 to 1.000 and recall 0.579 to
     // 1.000 on their first runs, each alone; pooled, the last ten pairs
-    // gave 0.838 to 1.000 and 0.680 to 0.931. The floor for recall was
-    // 0.75 until 67 and 68 (0.684) came in: it is where the last part
-    // stands, not a goal.
+    // gave 0.831 to 1.000 and 0.653 to 0.931. The floor for recall was
+    // 0.75 until 67 and 68 (0.684) came in: it is where the parts stand
+    // (83 and 84 gave 0.653), not a goal.
     assert_bounds("audit test", &f.test, 0.8, 0.65);
 }
 
