@@ -231,6 +231,13 @@ impl Outcomes {
         self.hits(s).any(List::Reason, 0..s.len())
     }
 
+    /// Whether the Japanese or Korean `sentence` ends on the setting made
+    /// ("…返すようにしました"): see [`Outcomes::tells_setting`].
+    pub(crate) fn ends_on_setting(&self, sentence: &str) -> bool {
+        let hits = self.hits(sentence);
+        self.tells_setting(sentence, &hits, 0..sentence.len())
+    }
+
     /// Whether `sentence` tells a change made ("Raised the limit to 50
     /// MB", "上限を 50MB に上げました"), read as a heading's body is: a
     /// sentence after an act that tells another change reports nothing

@@ -304,9 +304,14 @@ impl PlainAudits {
                     // A Japanese statement in its joining form ("検証し、")
                     // takes its tense from the sentence's end: "…を検証し、
                     // 400 を返します" tells what the code does.
+                    // Nor does one whose sentence ends on the setting made:
+                    // "…を確認し、…返すようにしました" tells the change.
                     let keyword = leads.keyword(m);
                     if keyword.ends_with('、')
-                        && !ends_in_past(&text[m.end()..end])
+                        && (!ends_in_past(&text[m.end()..end])
+                            || self
+                                .outcomes
+                                .ends_on_setting(&text[start..end]))
                     {
                         continue;
                     }
