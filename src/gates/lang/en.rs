@@ -1823,6 +1823,8 @@ pub const TABLE: LangTable = LangTable {
             "as they should",
         ],
         code_read: &[
+            // Reasoned through, not run.
+            "in my head",
             "read through the",
             "is wired up",
             "are wired up",
