@@ -1494,6 +1494,8 @@ pub(super) mod tests {
             "배포 후 로그 처리를 손봤습니다. 오류는 한 번만 남깁니다.",
             "파일 이름에 해시가 들어가니 긴 캐시 헤더를 붙여 두었습니다.",
             "빈 장바구니 경계 사례를 처리했습니다.",
+            "`/status` で DB を確認し、落ちているときは 503 を返すようにしました。",
+            "Tested the failover in my head: the standby takes over in 30 s.",
             "버전 관리가 켜진 S3에 올라가니 아무 때로나 되돌릴 수 있습니다.",
         ];
         assert_audits(&p, &yes, &no);
