@@ -1431,8 +1431,12 @@ fn when_i_did(sentence: &str) -> Option<Range<usize>> {
         } else {
             closes_with_ss(last)
         };
-        let word_start =
-            sentence[..i].rfind(char::is_whitespace).map_or(0, |s| s + 1);
+        // After the space before the word, which may be wider than a
+        // byte (U+3000).
+        let word_start = sentence[..i]
+            .char_indices()
+            .rfind(|(_, c)| c.is_whitespace())
+            .map_or(0, |(s, c)| s + c.len_utf8());
         let end = i + "니".len();
         let hangul = ('\u{AC00}'..='\u{D7A3}').contains(&last);
         // A verb that takes the object before it ("결제를 마치니"), or one

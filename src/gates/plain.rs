@@ -1496,6 +1496,8 @@ pub(super) mod tests {
             "빈 장바구니 경계 사례를 처리했습니다.",
             "`/status` で DB を確認し、落ちているときは 503 を返すようにしました。",
             "Tested the failover in my head: the standby takes over in 30 s.",
+            // A wide space before the word: no panic, and no try.
+            "장바구니\u{3000}정리하니 끝났습니다.",
             "버전 관리가 켜진 S3에 올라가니 아무 때로나 되돌릴 수 있습니다.",
         ];
         assert_audits(&p, &yes, &no);
