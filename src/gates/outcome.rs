@@ -374,8 +374,8 @@ impl Outcomes {
             }
             let Some(heading) = topic_heading(text, colon) else { continue };
             // A heading that tells the code read ("Read through the SAML
-            // handling:") heads what was read, not seen.
-            // Nor does a hedged one ("Old links should keep working:").
+            // handling:") heads what was read, not seen, and a hedged one
+            // ("Old links should keep working:") what is expected.
             if prose_hits(text, hits, NAMES_WORK, named(text, &heading.span))
                 || self.under_work_heading(text, hits, heading.line_start)
                 || plain.read_not_seen(heading.words)
@@ -644,8 +644,9 @@ impl Outcomes {
         hits: &Hits,
         plain: &PlainAudits,
     ) -> Option<PlainAudit> {
-        // Nothing to find without a word of a try or a command, or
-        // without a word of an outcome or a number.
+        // Nothing to find without a word of a try, a command, an arrow or
+        // a Korean "when I did", or without a word of an outcome, a
+        // number, an arrow or a quotation.
         let all = 0..text.len();
         if !(hits.any(List::Try, all.clone())
             || text.contains(['`', '→'])
@@ -1417,11 +1418,12 @@ fn command_span(sentence: &str) -> Option<&str> {
 }
 
 /// A Korean verb in its "when I did" form with a past after it: "…인증을
-/// 마치니 주문이 \"결제 완료\"로 바뀌었고 …". A past before -으니
-/// ("했으니") gives a cause, as does a present after it ("가리니 …되지
-/// 않습니다") or a subject of its own ("해시가 들어가니": the agent's act
-/// takes an object, and a noun may end in 니); the first such word is the
-/// try.
+/// 마치니 주문이 \"결제 완료\"로 바뀌었고 …"; the first such word is the
+/// try. A past before -으니 ("했으니") gives a cause, as does a present
+/// after it ("가리니 …되지 않습니다"). The word must be the agent's verb:
+/// one with an object before it ("결제를 마치니") or a form of 하다
+/// ("예약하니"). A noun may end in 니 too ("장바구니"), and a verb with a
+/// subject of its own gives a cause ("해시가 들어가니").
 fn when_i_did(sentence: &str) -> Option<Range<usize>> {
     sentence.match_indices("니 ").find_map(|(i, _)| {
         let mut before = sentence[..i].chars().rev();

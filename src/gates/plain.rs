@@ -1503,9 +1503,9 @@ pub(super) mod tests {
         assert_audits(&p, &yes, &no);
     }
 
-    /// A change told as "the X now does Y", code or a setting read, a
-    /// table of handling and an organisation's audit are no checks; a
-    /// then-and-now opened by a try is one.
+    /// A change told as "the X now does Y", code or a setting read and a
+    /// table of handling are no checks; a then-and-now opened by a try is
+    /// one.
     #[test]
     fn changes_settings_and_tables() {
         let p = audits();
