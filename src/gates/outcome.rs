@@ -1462,24 +1462,18 @@ fn when_i_did(sentence: &str) -> Option<Range<usize>> {
 /// " 40 商品を選んで …"): `before` is the text before the sentence.
 fn arrow_try(before: &str, sentence: &str) -> Option<Range<usize>> {
     let item = sentence.trim_start();
-    let numbered = |s: &str| {
-        let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-        digits > 0 && s[digits..].starts_with(". ")
+    // A bold run ("**Testing** → …") opens with no marker.
+    let rest =
+        if item.starts_with("**") { item } else { without_marker(item) };
+    let from = if rest.len() < item.len() {
+        sentence.len() - rest.len()
+    } else {
+        let line = before.rsplit('\n').next().unwrap_or(before);
+        if line.trim().is_empty() || !without_marker(line).is_empty() {
+            return None;
+        }
+        sentence.len() - item.len()
     };
-    let marker = ["- ", "* ", "• "]
-        .iter()
-        .find(|m| item.starts_with(**m))
-        .map(|m| m.len())
-        .or_else(|| {
-            let digits = item.bytes().take_while(u8::is_ascii_digit).count();
-            numbered(item).then_some(digits + 2)
-        })
-        .or_else(|| {
-            let line = before.rsplit('\n').next().unwrap_or(before);
-            let digits = line.bytes().take_while(u8::is_ascii_digit).count();
-            (digits > 0 && &line[digits..] == ".").then_some(0)
-        })?;
-    let from = sentence.len() - item.len() + marker;
     let arrow = sentence[from..].find('→')? + from;
     (!sentence[from..arrow].trim().is_empty()).then_some(from..arrow)
 }
