@@ -149,6 +149,10 @@ pub(crate) struct PlainAudits {
     /// A document named as the proof, lowercased: see
     /// [`PlainTable::sources`](super::lang::PlainTable::sources).
     sources: Vec<&'static str>,
+    /// Verbs of looking and nouns of code, lowercased: see
+    /// [`PlainTable::look_verbs`](super::lang::PlainTable::look_verbs).
+    look_verbs: Vec<&'static str>,
+    code_nouns: Vec<&'static str>,
     /// Others whose check an act may tell, lowercased: see
     /// [`PlainTable::parties`](super::lang::PlainTable::parties).
     parties: Vec<&'static str>,
@@ -215,6 +219,8 @@ impl PlainAudits {
             summaries: collect(|t| t.plain.summaries).collect(),
             sources: collect(|t| t.plain.sources).collect(),
             parties: collect(|t| t.plain.parties).collect(),
+            look_verbs: collect(|t| t.plain.look_verbs).collect(),
+            code_nouns: collect(|t| t.plain.code_nouns).collect(),
             outcomes: Outcomes::new(tables, dfa)?,
         })
     }
@@ -467,7 +473,7 @@ impl PlainAudits {
         // Nor is the code itself, read.
         let lower = sentence.to_lowercase();
         if self.code_read.iter().any(|w| holds(&lower, w))
-            || reads_code_noun(&lower)
+            || self.reads_code_noun(&lower)
         {
             return true;
         }
@@ -492,6 +498,28 @@ impl PlainAudits {
         let short = heading.split_whitespace().count() <= 3
             && heading.chars().count() <= 24;
         short && self.summaries.iter().any(|w| holds(&lower, w))
+    }
+
+    /// Whether `lower`, a lowercased English sentence, tells a part of the
+    /// code or its configuration looked at ("I checked the analyzer
+    /// config", "went through the upload handler"): a verb of looking,
+    /// "the", at most three words, and a noun of code.
+    fn reads_code_noun(&self, lower: &str) -> bool {
+        self.look_verbs.iter().any(|v| {
+            lower.match_indices(v).any(|(i, _)| {
+                if !is_word_at(lower, i, v.len()) {
+                    return false;
+                }
+                let Some(rest) = lower[i + v.len()..].strip_prefix(" the ")
+                else {
+                    return false;
+                };
+                rest.split_whitespace()
+                    .take(4)
+                    .map(|w| w.trim_end_matches([',', ':', ';', '.']))
+                    .any(|w| self.code_nouns.contains(&w))
+            })
+        })
     }
 
     /// Whether `sentence` names a document, a custom or a request as what
@@ -1008,47 +1036,6 @@ fn in_english_cause(text: &str, at: usize) -> bool {
     let first = subject.split_whitespace().next();
     !subject.contains([',', ';'])
         && first.is_some_and(|w| !["i", "we", "i've", "we've"].contains(&w))
-}
-
-/// Whether `lower`, a lowercased English sentence, tells a part of the
-/// code or its configuration looked at ("I checked the analyzer config",
-/// "went through the upload handler"): a verb of looking, "the", at most
-/// three words, and a noun of code.
-fn reads_code_noun(lower: &str) -> bool {
-    const VERBS: &[&str] = &[
-        "checked",
-        "looked at",
-        "looked through",
-        "read",
-        "read through",
-        "went through",
-        "reviewed",
-        "inspected",
-    ];
-    const NOUNS: &[&str] = &[
-        "config",
-        "configuration",
-        "component",
-        "implementation",
-        "handler",
-        "middleware",
-        "schema",
-        "source",
-    ];
-    VERBS.iter().any(|v| {
-        lower.match_indices(v).any(|(i, _)| {
-            if !is_word_at(lower, i, v.len()) {
-                return false;
-            }
-            let Some(rest) = lower[i + v.len()..].strip_prefix(" the ") else {
-                return false;
-            };
-            rest.split_whitespace()
-                .take(4)
-                .map(|w| w.trim_end_matches([',', ':', ';', '.']))
-                .any(|w| NOUNS.contains(&w))
-        })
-    })
 }
 
 /// Whether a Japanese or Korean sentence ends on a past form ("…しました",

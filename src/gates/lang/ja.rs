@@ -1276,6 +1276,8 @@ pub const TABLE: LangTable = LangTable {
             "呼ぶ箇所",
             "箇所をすべて読",
         ],
+        look_verbs: &[],
+        code_nouns: &[],
         guesses: &["なさそう", "ありそう", "ようです", "みたいです"],
         hearsay: &[
             "ドキュメントを読",

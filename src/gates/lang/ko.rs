@@ -1017,6 +1017,8 @@ pub const TABLE: LangTable = LangTable {
             "로직을 다시 봤",
             "부르는 곳",
         ],
+        look_verbs: &[],
+        code_nouns: &[],
         guesses: &[
             "아 보입니다",
             "어 보입니다",

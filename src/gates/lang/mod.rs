@@ -170,6 +170,15 @@ pub struct PlainTable {
     /// logic in `f`", "コードを確認", "코드를 확인"): the code said what
     /// it would do, nothing was seen doing it.
     pub code_read: &'static [&'static str],
+    /// Verbs of looking ("checked", "went through") that, before "the",
+    /// at most three words and one of [`PlainTable::code_nouns`], read
+    /// the code too ("I checked the analyzer config"); lowercased. English
+    /// only: Japanese and Korean name the thing in [`PlainTable::code_read`]
+    /// ("コードを確認").
+    pub look_verbs: &'static [&'static str],
+    /// Nouns of the code or its configuration ("config", "handler") that
+    /// a verb of [`PlainTable::look_verbs`] reads; lowercased.
+    pub code_nouns: &'static [&'static str],
     /// Words of a guess ("looks like", "なさそう", "없어 보입니다"),
     /// lowercased: a finding told with one after an act of checking was
     /// inferred from it, not seen ("I went through the changelog and none
