@@ -269,7 +269,16 @@ impl PlainAudits {
                     // ("確認したこと:\n- うるう日の扱い\n- ステップ値").
                     let list =
                         body.trim_start_matches([' ', '\t']).starts_with('\n');
+                    // Nor one that names, before its colon, the code or
+                    // its rules as what was looked at ("Checked the layout
+                    // rules for iPad: …").
+                    let (start, _) =
+                        sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
+                    let body_at =
+                        body.as_ptr() as usize - text.as_ptr() as usize;
+                    let head = &text[start.min(body_at)..body_at];
                     if self.read_not_seen(opening)
+                        || self.reads_code(head)
                         || self.sourced(paragraph(body))
                         || hygiene_list(paragraph(body))
                         || self.outcomes.table_without_results(body)
@@ -460,6 +469,15 @@ impl PlainAudits {
         self.read_not_seen(&text[start..end.max(at)])
     }
 
+    /// Whether `sentence` tells the code, or a part of it, looked at
+    /// ("walked through the code path", "checked the upload handler",
+    /// ロジックを確認).
+    fn reads_code(&self, sentence: &str) -> bool {
+        let lower = sentence.to_lowercase();
+        self.code_read.iter().any(|w| holds(&lower, w))
+            || self.reads_code_noun(&lower)
+    }
+
     /// Whether `sentence` tells a check by reading alone: a document named
     /// as the proof, the code read ("walked through the code path"), or
     /// words of reading ("…のドキュメントを読み込んで、…ことを確認しました")
@@ -471,12 +489,10 @@ impl PlainAudits {
             return true;
         }
         // Nor is the code itself, read.
-        let lower = sentence.to_lowercase();
-        if self.code_read.iter().any(|w| holds(&lower, w))
-            || self.reads_code_noun(&lower)
-        {
+        if self.reads_code(sentence) {
             return true;
         }
+        let lower = sentence.to_lowercase();
         if sentence.bytes().any(|b| b == b'`' || b.is_ascii_digit()) {
             return false;
         }
@@ -1513,6 +1529,35 @@ pub(super) mod tests {
              されるようにしています。",
             "**Verification**\n| case | handling |\n|---|---|\n| empty \
              name | refused with a message |",
+        ];
+        assert_audits(&p, &yes, &no);
+    }
+
+    /// A heading that names the code or its rules as what was looked at,
+    /// a design file or guidance as the proof, and a Japanese "will get
+    /// faster" tell no check; a sample acted on and what came of it do.
+    #[test]
+    fn code_named_before_a_colon_and_samples_acted_on() {
+        let p = audits();
+        let yes = [
+            "Cancelled a subscription in the portal: access stayed until 31 \
+             Dec and the next invoice was not created.",
+            "Deleted a folder with 3 files: all 3 went to the trash.",
+            "Switched my account to German: the receipt came out in German.",
+            "11월 보고서를 예전 코드와 새 코드로 모두 뽑았습니다. 합계는 \
+             같았고 41초가 3초로 줄었습니다.",
+        ];
+        let no = [
+            "Checked the upload handler: files over 10 MB get a 413.",
+            "Tested the new header: it shows the logo and a \"Sign in\" \
+             button, as in the Figma file.",
+            "Sync: files are queued and sent in order, which follows the \
+             vendor's guidance.",
+            "一覧のデザインを試しました。「まだありません」が Figma どおりに\
+             出ます。",
+            "表の規則を確認しました。幅が狭いと `sm` で 1 列になります。",
+            "표 규칙을 확인했습니다. 폭이 좁으면 `sm`에서 한 열이 됩니다.",
+            "クエリを 1 回の集計に書き直したので、3 倍速くなります。",
         ];
         assert_audits(&p, &yes, &no);
     }

@@ -1647,6 +1647,12 @@ pub const TABLE: LangTable = LangTable {
             "typing",
             "payloads from",
             "each payload",
+            "cancelled a",
+            "canceled a",
+            "deleted a",
+            "my account",
+            "first run",
+            "second run",
         ],
         outcomes: &[
             "said",
@@ -1821,6 +1827,12 @@ pub const TABLE: LangTable = LangTable {
             "as expected",
             "as it should",
             "as they should",
+            "went to",
+            "came out",
+            "brought back",
+            "created none",
+            "was not created",
+            "were not created",
         ],
         code_read: &[
             // Reasoned through, not run.
@@ -1958,6 +1970,10 @@ pub const TABLE: LangTable = LangTable {
             "as documented",
             "according to the guidelines",
             "per the guidelines",
+            "guidance",
+            "as in the figma",
+            "in the figma file",
+            "as in the mockup",
         ],
         reasons: &[
             "because",

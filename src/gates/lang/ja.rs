@@ -976,6 +976,7 @@ pub const TABLE: LangTable = LangTable {
             "よさそう",
             "なさそう",
             "大丈夫そう",
+            "くなります",
         ],
         units: &[
             "件",
@@ -1261,6 +1262,7 @@ pub const TABLE: LangTable = LangTable {
             "残りました",
             "たままです",
             "たままでした",
+            "アップロードされ",
         ],
         code_read: &[
             "コードを確認",
@@ -1275,6 +1277,8 @@ pub const TABLE: LangTable = LangTable {
             "実装を見直",
             "呼ぶ箇所",
             "箇所をすべて読",
+            "規則を確認",
+            "ルールを確認",
         ],
         look_verbs: &[],
         code_nouns: &[],
@@ -1333,6 +1337,10 @@ pub const TABLE: LangTable = LangTable {
             "ドキュメントによると",
             "とありますが",
             "と書かれていますが",
+            "figma どおり",
+            "figma 通り",
+            "デザインどおり",
+            "デザイン通り",
         ],
         reasons: &[
             "ので、",

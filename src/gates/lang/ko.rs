@@ -910,6 +910,7 @@ pub const TABLE: LangTable = LangTable {
             "실기기",
             "올리니",
             "녹화에서",
+            "뽑았",
         ],
         outcomes: &[
             "머무릅",
@@ -1016,6 +1017,7 @@ pub const TABLE: LangTable = LangTable {
             "코드를 검토",
             "로직을 다시 봤",
             "부르는 곳",
+            "규칙을 확인",
         ],
         look_verbs: &[],
         code_nouns: &[],
@@ -1073,6 +1075,10 @@ pub const TABLE: LangTable = LangTable {
             "가이드라인에 따르면",
             "문서에 따르면",
             "문서에 나와 있듯이",
+            "figma 그대로",
+            "디자인 그대로",
+            "지침에 따른",
+            "지침대로",
         ],
         reasons: &[
             // A past or a negation, then "-으니": a cause, where "찾으니",
