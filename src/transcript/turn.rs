@@ -56,7 +56,7 @@ use super::reader::TurnReader;
 use super::record::{Block, Content, Record, RecordParser, RecordType};
 use super::sniff::{find_key, quick_type, tail_type};
 use super::source::Transcript;
-use crate::changes::{ChangeReason, ShellInput};
+use crate::changes::{ChangeReason, ShellInput, EDIT_TOOLS, SHELL_TOOLS};
 
 /// Prefixes of user lines that wrap command output rather than a prompt.
 const OUTPUT_WRAPPERS: &[&str] = &[
@@ -653,6 +653,49 @@ static ESCAPE: Probe = Probe::new(b"\\u");
 static USER: Probe = Probe::new(b"\"user\"");
 static SYSTEM: Probe = Probe::new(b"\"system\"");
 
+/// Whether a line may hold a tool use that changes files: one that may
+/// hold a tool use ([`may_hold_tool_use`]) and has a `"name"` key whose
+/// string value is the name of a tool that can change files
+/// ([`EDIT_TOOLS`], [`SHELL_TOOLS`]), or escapes a letter (`\u`), as a key
+/// or a name spelt otherwise must. Most of a subagent's tool uses read
+/// (`Read`, `Grep`, `Glob`): their lines, the dearest to parse, are left
+/// unparsed. A `"name"` inside a string only makes the answer `true`
+/// more often.
+fn may_hold_change(line: &[u8]) -> bool {
+    static NAME: Probe = Probe::new(b"\"name\"");
+    if !may_hold_tool_use(line) {
+        return false;
+    }
+    if ESCAPE.find(line) {
+        return true;
+    }
+    let skip_ws = |mut i: usize| {
+        while line.get(i).is_some_and(|b| b" \t\r\n".contains(b)) {
+            i += 1;
+        }
+        i
+    };
+    NAME.finder().find_iter(line).any(|at| {
+        let colon = skip_ws(at + NAME.needle.len());
+        if line.get(colon) != Some(&b':') {
+            return false;
+        }
+        let open = skip_ws(colon + 1);
+        if line.get(open) != Some(&b'"') {
+            return false;
+        }
+        let value = &line[open + 1..];
+        let Some(end) = memchr::memchr2(b'"', b'\\', value) else {
+            return false;
+        };
+        value[end] == b'"'
+            && EDIT_TOOLS
+                .iter()
+                .chain(SHELL_TOOLS)
+                .any(|n| n.as_bytes() == &value[..end])
+    })
+}
+
 /// Whether a line may hold a tool use. Only assistant records do, and a
 /// tool-use block spells `tool_use` in the line's bytes, or escapes one of
 /// its letters (`\u0074`); a line of another type, when its bytes tell the
@@ -750,11 +793,7 @@ impl TurnBuilder {
     /// blocks must spell them.
     pub(super) fn wants(&self, line: &[u8]) -> Want {
         if self.need == Need::Changes {
-            return if may_hold_tool_use(line) {
-                Want::Now
-            } else {
-                Want::Skip
-            };
+            return if may_hold_change(line) { Want::Now } else { Want::Skip };
         }
         let yes = |b: bool| if b { Want::Now } else { Want::Skip };
         match quick_type(line) {
@@ -1493,11 +1532,21 @@ mod subagent_tests {
             r#"{"message":{"content":[{"type":"\u0074ool_use","id":"t1","name":"Write","input":{}}]},"type":"assistant"}"#,
             r#"{"message":{"content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"rm a"}}]},"type":"assistant"}"#,
             r#"{"type":"system","message":{"content":[{"type":"tool_use","id":"t3","name":"Write","input":{}}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"t4","name":"\u0045dit","input":{}}]},"type":"assistant"}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"t5","name":"Read","input":{"file_path":"Edit"}}]},"type":"assistant"}"#,
         ];
         std::fs::write(&path, lines.join("\n")).unwrap();
         let found = read_subagent_changes(&path).unwrap();
         let ids: Vec<_> = found.iter().filter_map(ToolCall::id).collect();
-        assert_eq!(ids, ["t1", "t2"]);
+        assert_eq!(ids, ["t1", "t2", "t4"]);
+        // A line of reading tools alone is not parsed at all.
+        let read = br#"{"message":{"content":[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"a.rs"}}]},"type":"assistant"}"#;
+        assert!(may_hold_tool_use(read) && !may_hold_change(read));
+        assert!(may_hold_change(lines[3].as_bytes()));
+        let spaced = br#"{"message":{"content":[{"type":"tool_use","name" :  "Write","input":{}}]},"type":"assistant"}"#;
+        assert!(may_hold_change(spaced));
+        let named = br#"{"message":{"content":[{"type":"tool_use","name":"Writer","input":{"name":"Bash\n"}}]},"type":"assistant"}"#;
+        assert!(!may_hold_change(named));
         assert_eq!(Some(found), whole_turns_changes(&path));
     }
 }
