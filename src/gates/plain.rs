@@ -1558,7 +1558,23 @@ pub(super) mod tests {
             "表の規則を確認しました。幅が狭いと `sm` で 1 列になります。",
             "표 규칙을 확인했습니다. 폭이 좁으면 `sm`에서 한 열이 됩니다.",
             "クエリを 1 回の集計に書き直したので、3 倍速くなります。",
+            "I went over the upload logic, and I'm confident it handles \
+             empty files.",
+            "Added the French strings; the translator confirmed all 40.",
+            "キャッシュ処理を見直したので、期限切れにはもう対応できていると\
+             思います。",
         ];
+        let yes_too = [
+            "Typed 30/02/2027 into the field: it's refused with \"Not a \
+             valid date\".",
+            "Opened the page in a private window: the banner comes up with \
+             \"Reject all\" focused.",
+            "Printed a label on the office printer: the scanner reads the \
+             barcode, and the address fits in 3 lines.",
+            "先月のバックアップを検証用の DB に戻しました。テーブルは 48 \
+             個で件数も同じでした。",
+        ];
+        let yes: Vec<&str> = yes.iter().chain(&yes_too).copied().collect();
         assert_audits(&p, &yes, &no);
     }
 

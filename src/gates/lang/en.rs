@@ -1353,6 +1353,8 @@ pub const TABLE: LangTable = LangTable {
             "should not",
             "ready to merge",
             "ready for review",
+            "i'm confident",
+            "i am confident",
         ],
         units: &[
             "ms",
@@ -1653,6 +1655,10 @@ pub const TABLE: LangTable = LangTable {
             "my account",
             "first run",
             "second run",
+            "a scratch database",
+            "into a scratch",
+            "printed a",
+            "typed",
         ],
         outcomes: &[
             "said",
@@ -1833,6 +1839,9 @@ pub const TABLE: LangTable = LangTable {
             "created none",
             "was not created",
             "were not created",
+            "comes up",
+            "came up",
+            "come up",
         ],
         code_read: &[
             // Reasoned through, not run.
@@ -1864,6 +1873,7 @@ pub const TABLE: LangTable = LangTable {
             "went through",
             "reviewed",
             "inspected",
+            "went over",
         ],
         code_nouns: &[
             "config",
@@ -1874,6 +1884,7 @@ pub const TABLE: LangTable = LangTable {
             "middleware",
             "schema",
             "source",
+            "logic",
         ],
         guesses: &[
             "looks right",
@@ -1920,6 +1931,8 @@ pub const TABLE: LangTable = LangTable {
             "the customer",
             "the designer",
             "the pm",
+            "the translator",
+            "translator",
         ],
         sources: &[
             "the usual approach",

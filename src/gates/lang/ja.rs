@@ -1157,6 +1157,7 @@ pub const TABLE: LangTable = LangTable {
             "エミュレータ",
             "実機で",
             "録画で",
+            "検証用",
         ],
         outcomes: &[
             "とどまり",
@@ -1263,6 +1264,8 @@ pub const TABLE: LangTable = LangTable {
             "たままです",
             "たままでした",
             "アップロードされ",
+            "残り、",
+            "に変わりました",
         ],
         code_read: &[
             "コードを確認",
@@ -1282,7 +1285,7 @@ pub const TABLE: LangTable = LangTable {
         ],
         look_verbs: &[],
         code_nouns: &[],
-        guesses: &["なさそう", "ありそう", "ようです", "みたいです"],
+        guesses: &["なさそう", "ありそう", "ようです", "みたいです", "と思います"],
         hearsay: &[
             "ドキュメントを読",
             "仕様書を読",

@@ -911,6 +911,7 @@ pub const TABLE: LangTable = LangTable {
             "올리니",
             "녹화에서",
             "뽑았",
+            "검증용",
         ],
         outcomes: &[
             "머무릅",
