@@ -412,16 +412,16 @@ fn audit_seen() -> Vec<&'static str> {
 
 /// The audit gate's held-out parts, their misses never read: the test
 /// part the closing note of the twentieth session reports. Final
-/// messages shaped as real ones are (a fenced command with its output, a
-/// table of inputs tried, a crash reproduced then fixed, CI's jobs, "##
-/// Testing" with a run's output; near misses: a command given to try
-/// with no output, a table of expected values, "CI will run", a test
-/// added and not run, a vendor's docs), 146 cases, written before
-/// anything was changed for them and before the parts 87 and 88 were
-/// read, and first run only after the round fitted to those two: 89
-/// precision 0.750, recall 0.973; 90 0.854 / 0.972; pooled 0.798 / 0.973
-/// (71/18/2/55). The session's starting gate (5e13885) gave the same
-/// figures on the same cases.
+/// messages shaped as real ones are ("Done." over check-marked results,
+/// "**Before:** / **After:**" figures, logs tailed during test orders, a
+/// smoke test after a deploy, a reporter's word beside a run of one's
+/// own; near misses: check marks over features, "QA will verify", a
+/// reporter's word alone, "I'm fairly sure", "should"), 144 cases,
+/// written before anything was changed for them and before the parts 89
+/// and 90 were read, and first run only after the round fitted to those
+/// two: 91 precision 0.762, recall 0.821; 92 0.833 / 0.909; pooled 0.795
+/// / 0.861 (62/16/10/56). The session's starting gate (5e13885) gave
+/// 0.785 / 0.861 (62/17/10/55) on the same cases.
 ///
 /// First runs of the earlier held-out parts: 41 0.846 / 0.917, 42 0.902 /
 /// 1.000, 43 0.886 / 0.861, 44 0.921 / 0.946, 45 0.846 / 0.917 (terser
@@ -435,9 +435,10 @@ fn audit_seen() -> Vec<&'static str> {
 /// and 76 pooled 0.927 / 0.680 (shaped as real ones); 77 and 78 pooled
 /// 0.882 / 0.800; 79 and 80 pooled 0.929 / 0.855; 81 and 82 pooled
 /// 0.889 / 0.853; 83 and 84 pooled 0.831 / 0.653; 85 and 86 pooled 0.862
-/// / 0.737; 87 and 88 pooled 0.863 / 0.863.
+/// / 0.737; 87 and 88 pooled 0.863 / 0.863; 89 and 90 pooled 0.798 /
+/// 0.973.
 /// `benches/RESULTS.md` has them with their counts.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test89.tsv", "audit-test90.tsv"];
+const AUDIT_HELD_OUT: &[&str] = &["audit-test91.tsv", "audit-test92.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {
@@ -510,9 +511,10 @@ fn audit_gate_on_its_parts() {
     // precision 0.981 over 21 parts, 0.963 over 26, 0.958 over 34, 0.967
     // over 43, 0.967 over 46, 0.976 over 59, 0.973 over 65, 0.969 over 75,
     // 0.970 over 77 and over 79, 0.971 over 81, 83 and 85, 0.969 over
-    // 87, 0.968 over 89 and over 91; recall 0.996 over 59, 0.987 over 65, 0.978 over 75, 0.976 over
+    // 87, 0.968 over 89 and over 91, 0.965 over 93; recall 0.996 over 59, 0.987 over 65, 0.978 over 75, 0.976 over
     // 77, 0.969 over 79 and over 81, 0.970 over 83, 0.969 over 85, 0.962
-    // over 87, 0.959 over 89, 0.958 over 91 (the near misses of 59
+    // over 87, 0.959 over 89, 0.958 over 91 and
+    // over 93 (the near misses of 59
     // to 76 that describe a feature, list what was looked at, or name a
     // check and state a rule, under a heading; the floor was 0.98 until 71
     // and 72 joined, 0.975 until 75 and 76 did, 0.965 until 83 and 84 did:
@@ -525,7 +527,7 @@ fn audit_gate_on_its_parts() {
     // Below the issue's target (0.98, 0.95): see AUDIT_HELD_OUT. The
     // held-out parts gave precision 0.750 to 1.000 and recall 0.579 to
     // 1.000 on their first runs, each alone; pooled, the last ten pairs
-    // gave 0.798 to 1.000 and 0.653 to 0.973. The floors are where the
+    // gave 0.795 to 1.000 and 0.653 to 0.973. The floors are where the
     // parts stand, not a goal: for recall 0.75 until 67 and 68 (0.684)
     // came in (83 and 84 gave 0.653), for precision 0.8 until 89 and 90
     // (0.798) did.

@@ -522,6 +522,15 @@ impl Outcomes {
                         .position(|w| w.eq_ignore_ascii_case("now"))
                         .is_some_and(|i| i >= 2);
             }
+            // A verb of a change on the agent's own things is a try made
+            // as a user ("Changed my profile picture twice: …").
+            if words
+                .clone()
+                .nth(1)
+                .is_some_and(|w| w.eq_ignore_ascii_case("my"))
+            {
+                return false;
+            }
             let second = words.nth(1).map_or(body.len(), |w| {
                 w.as_ptr() as usize - body.as_ptr() as usize + w.len()
             });
@@ -1425,32 +1434,39 @@ fn command_span(sentence: &str) -> Option<&str> {
 /// ("예약하니"). A noun may end in 니 too ("장바구니"), and a verb with a
 /// subject of its own gives a cause ("해시가 들어가니").
 fn when_i_did(sentence: &str) -> Option<Range<usize>> {
-    sentence.match_indices("니 ").find_map(|(i, _)| {
-        let mut before = sentence[..i].chars().rev();
-        let last = before.next()?;
-        let cause = if last == '으' {
-            before.next().is_none_or(closes_with_ss)
-        } else {
-            closes_with_ss(last)
-        };
-        // After the space before the word, which may be wider than a
-        // byte (U+3000).
-        let word_start = sentence[..i]
-            .char_indices()
-            .rfind(|(_, c)| c.is_whitespace())
-            .map_or(0, |(s, c)| s + c.len_utf8());
-        let end = i + "니".len();
-        let hangul = ('\u{AC00}'..='\u{D7A3}').contains(&last);
-        // A verb that takes the object before it ("결제를 마치니"), or one
-        // of 하다: a noun may end in 니 too ("장바구니").
-        let verb = sentence[..word_start]
-            .split_whitespace()
-            .next_back()
-            .is_some_and(|w| w.ends_with(['을', '를']))
-            || sentence[word_start..end].ends_with("하니");
-        (hangul && !cause && verb && ends_in_past(&sentence[end..]))
-            .then_some(word_start..end)
-    })
+    // The word ends at a space or a comma ("…적용하니, 같은 주문이 …").
+    let ends_word = |at: usize| {
+        sentence[at..].chars().next().is_some_and(|c| c == ' ' || c == ',')
+    };
+    sentence
+        .match_indices('니')
+        .filter(|&(i, n)| ends_word(i + n.len()))
+        .find_map(|(i, _)| {
+            let mut before = sentence[..i].chars().rev();
+            let last = before.next()?;
+            let cause = if last == '으' {
+                before.next().is_none_or(closes_with_ss)
+            } else {
+                closes_with_ss(last)
+            };
+            // After the space before the word, which may be wider than a
+            // byte (U+3000).
+            let word_start = sentence[..i]
+                .char_indices()
+                .rfind(|(_, c)| c.is_whitespace())
+                .map_or(0, |(s, c)| s + c.len_utf8());
+            let end = i + "니".len();
+            let hangul = ('\u{AC00}'..='\u{D7A3}').contains(&last);
+            // A verb that takes the object before it ("결제를 마치니"), or one
+            // of 하다: a noun may end in 니 too ("장바구니").
+            let verb = sentence[..word_start]
+                .split_whitespace()
+                .next_back()
+                .is_some_and(|w| w.ends_with(['을', '를']))
+                || sentence[word_start..end].ends_with("하니");
+            (hangul && !cause && verb && ends_in_past(&sentence[end..]))
+                .then_some(word_start..end)
+        })
 }
 
 /// The left side of the arrow in a list item ("- Uploaded a 0-byte file →

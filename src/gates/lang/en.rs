@@ -1659,6 +1659,12 @@ pub const TABLE: LangTable = LangTable {
             "into a scratch",
             "printed a",
             "typed",
+            "test inbox",
+            "pressed",
+            "server clock",
+            "generated a",
+            "turned on the",
+            "my profile",
         ],
         outcomes: &[
             "said",
@@ -1842,6 +1848,10 @@ pub const TABLE: LangTable = LangTable {
             "comes up",
             "came up",
             "come up",
+            "took me to",
+            "was sent to",
+            "landed back",
+            "reads",
         ],
         code_read: &[
             // Reasoned through, not run.

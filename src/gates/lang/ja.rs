@@ -1158,6 +1158,7 @@ pub const TABLE: LangTable = LangTable {
             "実機で",
             "録画で",
             "検証用",
+            "テスト用の",
         ],
         outcomes: &[
             "とどまり",
@@ -1266,6 +1267,8 @@ pub const TABLE: LangTable = LangTable {
             "アップロードされ",
             "残り、",
             "に変わりました",
+            "飛びました",
+            "見えました",
         ],
         code_read: &[
             "コードを確認",
@@ -1285,7 +1288,13 @@ pub const TABLE: LangTable = LangTable {
         ],
         look_verbs: &[],
         code_nouns: &[],
-        guesses: &["なさそう", "ありそう", "ようです", "みたいです", "と思います"],
+        guesses: &[
+            "なさそう",
+            "ありそう",
+            "ようです",
+            "みたいです",
+            "と思います",
+        ],
         hearsay: &[
             "ドキュメントを読",
             "仕様書を読",

@@ -912,6 +912,7 @@ pub const TABLE: LangTable = LangTable {
             "녹화에서",
             "뽑았",
             "검증용",
+            "테스트 메일함",
         ],
         outcomes: &[
             "머무릅",
