@@ -293,8 +293,6 @@ impl PlainAudits {
                     // what the change was made to ("Handled the edge case
                     // you mentioned: …"): what was seen of it must be told
                     // in the sentence after its colon, not anywhere on.
-                    let (start, _) =
-                        sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
                     let before = &text[start..m.start()];
                     let changed = before.is_ascii()
                         && !before.trim().is_empty()

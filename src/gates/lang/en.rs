@@ -1851,7 +1851,6 @@ pub const TABLE: LangTable = LangTable {
             "took me to",
             "was sent to",
             "landed back",
-            "reads",
         ],
         code_read: &[
             // Reasoned through, not run.
