@@ -1655,8 +1655,6 @@ pub const TABLE: LangTable = LangTable {
             "my account",
             "first run",
             "second run",
-            "a scratch database",
-            "into a scratch",
             "printed a",
             "typed",
             "test inbox",
