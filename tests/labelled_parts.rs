@@ -510,11 +510,11 @@ fn audit_gate_on_its_parts() {
     // Each part that joins them brings misses that no round removed:
     // precision 0.981 over 21 parts, 0.963 over 26, 0.958 over 34, 0.967
     // over 43, 0.967 over 46, 0.976 over 59, 0.973 over 65, 0.969 over 75,
-    // 0.970 over 77 and over 79, 0.971 over 81, 83 and 85, 0.969 over
-    // 87, 0.968 over 89 and over 91, 0.965 over 93; recall 0.996 over 59, 0.987 over 65, 0.978 over 75, 0.976 over
-    // 77, 0.969 over 79 and over 81, 0.970 over 83, 0.969 over 85, 0.962
-    // over 87, 0.959 over 89, 0.958 over 91 and
-    // over 93 (the near misses of 59
+    // 0.970 over 77 and over 79, 0.971 over 81, 83 and 85, 0.969 over 87,
+    // 0.968 over 89 and over 91, 0.965 over 93; recall 0.996 over 59,
+    // 0.987 over 65, 0.978 over 75, 0.976 over 77, 0.969 over 79 and over
+    // 81, 0.970 over 83, 0.969 over 85, 0.962 over 87, 0.959 over 89,
+    // 0.958 over 91 and over 93 (the near misses of 59
     // to 76 that describe a feature, list what was looked at, or name a
     // check and state a rule, under a heading; the floor was 0.98 until 71
     // and 72 joined, 0.975 until 75 and 76 did, 0.965 until 83 and 84 did:
