@@ -522,16 +522,13 @@ impl Outcomes {
                         .position(|w| w.eq_ignore_ascii_case("now"))
                         .is_some_and(|i| i >= 2);
             }
+            let second = words.nth(1);
             // A verb of a change on the agent's own things is a try made
             // as a user ("Changed my profile picture twice: …").
-            if words
-                .clone()
-                .nth(1)
-                .is_some_and(|w| w.eq_ignore_ascii_case("my"))
-            {
+            if second.is_some_and(|w| w.eq_ignore_ascii_case("my")) {
                 return false;
             }
-            let second = words.nth(1).map_or(body.len(), |w| {
+            let second = second.map_or(body.len(), |w| {
                 w.as_ptr() as usize - body.as_ptr() as usize + w.len()
             });
             from..from + second

@@ -471,9 +471,13 @@ impl PlainAudits {
     /// ("walked through the code path", "checked the upload handler",
     /// ロジックを確認).
     fn reads_code(&self, sentence: &str) -> bool {
-        let lower = sentence.to_lowercase();
-        self.code_read.iter().any(|w| holds(&lower, w))
-            || self.reads_code_noun(&lower)
+        self.reads_code_lower(&sentence.to_lowercase())
+    }
+
+    /// [`PlainAudits::reads_code`] of a sentence already lowercased.
+    fn reads_code_lower(&self, lower: &str) -> bool {
+        self.code_read.iter().any(|w| holds(lower, w))
+            || self.reads_code_noun(lower)
     }
 
     /// Whether `sentence` tells a check by reading alone: a document named
@@ -481,16 +485,12 @@ impl PlainAudits {
     /// words of reading ("…のドキュメントを読み込んで、…ことを確認しました")
     /// with no number or code to show for it.
     pub(crate) fn read_not_seen(&self, sentence: &str) -> bool {
-        // Code or a number is something to show, but not when a document
-        // is named as the proof.
-        if self.sourced(sentence) {
-            return true;
-        }
-        // Nor is the code itself, read.
-        if self.reads_code(sentence) {
-            return true;
-        }
         let lower = sentence.to_lowercase();
+        // Code or a number is something to show, but not when a document
+        // is named as the proof, nor when it is the code itself, read.
+        if self.sourced_lower(&lower) || self.reads_code_lower(&lower) {
+            return true;
+        }
         if sentence.bytes().any(|b| b == b'`' || b.is_ascii_digit()) {
             return false;
         }
@@ -541,8 +541,12 @@ impl PlainAudits {
     /// code it shows is what the document asks for ("it uses
     /// `word-break: keep-all`, which is the recommended setting").
     pub(crate) fn sourced(&self, sentence: &str) -> bool {
-        let lower = sentence.to_lowercase();
-        self.sources.iter().any(|w| holds(&lower, w))
+        self.sourced_lower(&sentence.to_lowercase())
+    }
+
+    /// [`PlainAudits::sourced`] of a sentence already lowercased.
+    fn sourced_lower(&self, lower: &str) -> bool {
+        self.sources.iter().any(|w| holds(lower, w))
     }
 
     /// Whether a phrase that voids an act overlaps `span` of `text`: only

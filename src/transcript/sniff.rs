@@ -32,7 +32,9 @@ pub enum Sniff<'a> {
     Unsure,
 }
 
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
+/// The index of the first byte at or after `i` that is not JSON
+/// whitespace (or `b.len()`).
+pub(super) fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
         i += 1;
     }

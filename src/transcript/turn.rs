@@ -54,7 +54,7 @@ use super::lines::{Lines, RevLines};
 use super::query::{is_blank, walk_rev};
 use super::reader::TurnReader;
 use super::record::{Block, Content, Record, RecordParser, RecordType};
-use super::sniff::{find_key, quick_type, tail_type};
+use super::sniff::{find_key, quick_type, skip_ws, tail_type};
 use super::source::Transcript;
 use crate::changes::{ChangeReason, ShellInput, EDIT_TOOLS, SHELL_TOOLS};
 
@@ -669,18 +669,12 @@ fn may_hold_change(line: &[u8]) -> bool {
     if ESCAPE.find(line) {
         return true;
     }
-    let skip_ws = |mut i: usize| {
-        while line.get(i).is_some_and(|b| b" \t\r\n".contains(b)) {
-            i += 1;
-        }
-        i
-    };
     NAME.finder().find_iter(line).any(|at| {
-        let colon = skip_ws(at + NAME.needle.len());
+        let colon = skip_ws(line, at + NAME.needle.len());
         if line.get(colon) != Some(&b':') {
             return false;
         }
-        let open = skip_ws(colon + 1);
+        let open = skip_ws(line, colon + 1);
         if line.get(open) != Some(&b'"') {
             return false;
         }
