@@ -188,6 +188,22 @@ pub enum OutputMode {
     Json,
 }
 
+/// Who has the last word on an audit in plain language
+/// (`audit.plain_judge`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum PlainJudge {
+    /// The grammar alone: a lead that names what was checked, then a
+    /// specific referent. The default.
+    Grammar,
+    /// A linear model trained on the labelled parts, with the grammar's
+    /// reading as evidence: fewer real audits blocked on the held-out
+    /// parts, but it reads some narration ("Let me use find instead and
+    /// read the key files:") as a check. Opt-in; see the README.
+    Learned,
+}
+
 /// A gate's name, as used in `order`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -233,6 +249,9 @@ pub struct AuditConfig {
     /// Whether an audit in plain language passes without a marker: a lead
     /// that names what was checked, then a specific referent.
     pub plain_language: bool,
+    /// Who judges an audit in plain language: the grammar alone (the
+    /// default) or the learned model with it.
+    pub plain_judge: PlainJudge,
     /// The block message: at most 3 lines, no table.
     pub message: String,
 }
@@ -274,6 +293,7 @@ impl Default for AuditConfig {
             extra_markers: vec![],
             replace_markers: false,
             plain_language: true,
+            plain_judge: PlainJudge::Grammar,
             escape_hatches: vec!["監査不要:".into(), "監査不要：".into(), "no audit needed:".into(), "감사 불필요:".into()],
             message: "stopgate: files changed this turn, but your final message holds no self-audit.\n\
                       Audit adversarially (concurrency, failure paths, idempotence, boundaries, secrets, real verification) and report in at most 3 lines, no tables.\n\

@@ -13,3 +13,9 @@ pub use crate::transcript::{
     quick_type, tail_type, top_level_type, Block, Content, Line, Lines,
     Record, RecordParser, RecordType, RevLines, Sniff,
 };
+
+/// The buckets of the learned audit judge's features that a text touches,
+/// sorted: what `tools/train-audit-model` trains on.
+pub fn audit_feature_buckets(text: &str) -> Vec<u32> {
+    crate::gates::learned::buckets(text)
+}

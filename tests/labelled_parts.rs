@@ -24,7 +24,7 @@
 use std::path::Path;
 
 use regex::Regex;
-use stopgate::config::{Config, Gate};
+use stopgate::config::{Config, Gate, PlainJudge};
 use stopgate::Transcript;
 use stopgate::{Chain, ToolCall};
 use stopgate::{Facts, Gates, SessionView};
@@ -411,17 +411,23 @@ fn audit_seen() -> Vec<&'static str> {
 }
 
 /// The audit gate's held-out parts, their misses never read: the test
-/// part the closing note of the twentieth session reports. Final
-/// messages shaped as real ones are ("Done." over check-marked results,
-/// "**Before:** / **After:**" figures, logs tailed during test orders, a
-/// smoke test after a deploy, a reporter's word beside a run of one's
-/// own; near misses: check marks over features, "QA will verify", a
-/// reporter's word alone, "I'm fairly sure", "should"), 144 cases,
-/// written before anything was changed for them and before the parts 89
-/// and 90 were read, and first run only after the round fitted to those
-/// two: 91 precision 0.762, recall 0.821; 92 0.833 / 0.909; pooled 0.795
-/// / 0.861 (62/16/10/56). The session's starting gate (5e13885) gave
-/// 0.785 / 0.861 (62/17/10/55) on the same cases.
+/// part the closing note of the twenty-first session reports. Final
+/// messages shaped as real ones are (one-line reports of a check beside
+/// the change told without one; "## Summary / ## Testing", fenced
+/// commands with their output, tables of inputs tried, arrow lists; near
+/// misses: "pretty sure", a test added and not run, "QA will check", a
+/// vendor's docs, a command to try with no output, a design under a
+/// heading, a table of expected values, "CI will run", a reporter's word
+/// alone), 144 cases, written and committed (c86de4a) before anything was
+/// changed in the session, and run once at its end. No round of the
+/// grammar was run in that session: the default gate gave precision
+/// 0.811, recall 0.833 (60/14/12/58), as the session's starting gate
+/// (c807ea0) does. The learned judge (`audit.plain_judge = "learned"`,
+/// built in that session and trained on the seen parts) gave 1.000 /
+/// 0.736 (53/0/19/72): no real audit blocked, a quarter of the turns
+/// without one let through. The previous pair, 91 and 92, gave 0.795 /
+/// 0.861 (62/16/10/56) on their first run; the learned judge, trained on
+/// the parts before them, 0.950 / 0.792 there.
 ///
 /// First runs of the earlier held-out parts: 41 0.846 / 0.917, 42 0.902 /
 /// 1.000, 43 0.886 / 0.861, 44 0.921 / 0.946, 45 0.846 / 0.917 (terser
@@ -436,9 +442,9 @@ fn audit_seen() -> Vec<&'static str> {
 /// 0.882 / 0.800; 79 and 80 pooled 0.929 / 0.855; 81 and 82 pooled
 /// 0.889 / 0.853; 83 and 84 pooled 0.831 / 0.653; 85 and 86 pooled 0.862
 /// / 0.737; 87 and 88 pooled 0.863 / 0.863; 89 and 90 pooled 0.798 /
-/// 0.973.
+/// 0.973; 91 and 92 pooled 0.795 / 0.861.
 /// `benches/RESULTS.md` has them with their counts.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test91.tsv", "audit-test92.tsv"];
+const AUDIT_HELD_OUT: &[&str] = &["audit-test93.tsv", "audit-test94.tsv"];
 
 #[test]
 fn audit_gate_on_its_parts() {
@@ -533,6 +539,50 @@ fn audit_gate_on_its_parts() {
     // (0.798) did.
     assert_bounds("audit test", &f.test, 0.79, 0.65);
 }
+
+/// The audit gate with `audit.plain_judge = "learned"`: the model of
+/// `src/gates/learned.rs`, trained by `tools/train-audit-model` on the seen
+/// parts (never on a held-out part, the summaries part or the corpus), with
+/// the grammar's reading as evidence. Its figures beside the grammar's,
+/// on the same parts; the seen parts' figure is the model's fit, not a
+/// measure.
+#[test]
+fn audit_gate_learned_on_its_parts() {
+    let mut config = Config::default();
+    config.order = vec![Gate::Audit];
+    config.audit.plain_judge = PlainJudge::Learned;
+    let gates = Gates::new(&config).unwrap();
+    let judge = |c: &Case| gate_blocks(&gates, c);
+    let seen: Vec<Case> = audit_seen().iter().flat_map(|f| load(f)).collect();
+    score("audit learned, seen parts (trained on)", &seen, judge, false);
+    let test: Vec<Case> =
+        AUDIT_HELD_OUT.iter().flat_map(|f| load(f)).collect();
+    let t = score("audit learned, test", &test, judge, false);
+    let summaries = load("audit-tune4.tsv");
+    let s = score(
+        "audit learned, audit-tune4.tsv (summaries)",
+        &summaries,
+        judge,
+        true,
+    );
+    // Where the learned judge stood when it was built (see AUDIT_HELD_OUT):
+    // floors, not goals.
+    assert_bounds("audit learned summaries", &s, 0.98, 0.83);
+    assert_bounds(
+        "audit learned test",
+        &t,
+        LEARNED_TEST_FLOOR.0,
+        LEARNED_TEST_FLOOR.1,
+    );
+    if let Some(corpus) = load_corpus_as("audit", Judged::TextAfterAWrite) {
+        let s = score("audit learned, corpus", &corpus, judge, true);
+        assert_bounds("audit learned corpus", &s, 1.0, 1.0);
+    }
+}
+
+/// The learned judge's floor on the held-out parts (precision, recall):
+/// where its first run on 93 and 94 put it (1.000 / 0.736), not a goal.
+const LEARNED_TEST_FLOOR: (f64, f64) = (0.98, 0.73);
 
 #[test]
 fn hollow_gate_on_its_parts() {

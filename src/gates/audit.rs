@@ -7,18 +7,31 @@
 //! checked, and a specific referent: see [`plain`](super::plain)), or if it
 //! takes the escape hatch (`no audit needed:`) *with a reason*: a bare
 //! hatch is not a reason.
+//!
+//! Whether a text without a marker audits in plain language is the
+//! grammar's call by default. With `audit.plain_judge = "learned"` it is
+//! the [learned model's](super::learned), with the grammar's reading as
+//! evidence: a check the grammar cannot parse is one when the model reads
+//! one in a text of a sentence or more, and an audit the grammar reads
+//! stays one unless the model is sure it is none. The grammar still reads
+//! negated markers and names the lead it finds.
 
 use std::borrow::Cow;
 
 use super::lang;
+use super::learned::AuditModel;
 use super::patterns::LazyKeywords;
 use super::plain::{PlainAudit, PlainAudits};
-use crate::config::Config;
+use crate::config::{Config, PlainJudge};
 use crate::error::Error;
 use crate::keywords::KeywordSet;
 
 /// How many non-blank characters must follow an escape hatch on its line.
 const MIN_REASON_CHARS: usize = 2;
+
+/// How many characters a text must have for the learned model alone to
+/// read an audit in it.
+const MIN_LEARNED_CHARS: usize = 30;
 
 /// What a final text says about auditing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,6 +60,9 @@ pub(crate) struct AuditMatcher {
     plain: PlainAudits,
     /// Whether plain-language audits pass (`audit.plain_language`).
     plain_passes: bool,
+    /// The learned judge of plain-language audits, when
+    /// `audit.plain_judge = "learned"`.
+    model: Option<AuditModel>,
 }
 
 impl AuditMatcher {
@@ -70,6 +86,10 @@ impl AuditMatcher {
         Ok(AuditMatcher {
             plain: PlainAudits::new(&tables, dfa)?,
             plain_passes: config.audit.plain_language,
+            model: match config.audit.plain_judge {
+                PlainJudge::Learned => Some(AuditModel::builtin()),
+                PlainJudge::Grammar => None,
+            },
             markers: LazyKeywords::new(markers, dfa)?,
             marker_nouns: tables
                 .iter()
@@ -142,9 +162,45 @@ impl AuditMatcher {
         if !found.is_empty() {
             return AuditStatus::Present(found);
         }
-        match self.plain_passes.then(|| self.plain.find(text)).flatten() {
+        // A bare hatch says the agent means to skip the audit: the
+        // model, which never learnt from one, gets no say.
+        let judge = match hatch_spans.is_empty() {
+            true => self.model.as_ref(),
+            false => None,
+        };
+        match self
+            .plain_passes
+            .then(|| self.plain_audit(text, judge))
+            .flatten()
+        {
             Some(plain) => AuditStatus::Plain(plain),
             None => AuditStatus::Absent,
+        }
+    }
+
+    /// The plain-language audit in a text without a marker: the grammar's
+    /// lead, or the whole text when only the model finds the audit.
+    fn plain_audit(
+        &self,
+        text: &str,
+        model: Option<&AuditModel>,
+    ) -> Option<PlainAudit> {
+        let found = self.plain.find(text);
+        let Some(model) = model else {
+            return found;
+        };
+        if !model.audits(text, found.is_some()) {
+            return None;
+        }
+        // On a text shorter than a sentence that reports a check
+        // ("Changed again."), a few words decide the model's answer,
+        // which is noise: only the grammar can pass one.
+        match found {
+            Some(found) => Some(found),
+            None if text.chars().count() >= MIN_LEARNED_CHARS => {
+                Some(PlainAudit::learned())
+            }
+            None => None,
         }
     }
 }
@@ -187,5 +243,34 @@ mod audit_status_example {
             m.status("Edge cases: an empty list returns None."),
             AuditStatus::Plain(_)
         ));
+    }
+
+    /// The three newcomer examples, judged by either judge: the
+    /// first two are audits, the third is none.
+    #[test]
+    fn newcomers_examples() {
+        use crate::config::{Config, PlainJudge};
+
+        for judge in [PlainJudge::Grammar, PlainJudge::Learned] {
+            let mut config = Config::default();
+            config.audit.plain_judge = judge;
+            newcomers_examples_with(&config);
+        }
+    }
+
+    fn newcomers_examples_with(config: &crate::config::Config) {
+        use crate::gates::{AuditMatcher, AuditStatus};
+
+        let m = AuditMatcher::build(config, false).unwrap();
+        for audit in [
+            "Fixed the race. Risks I checked: two writers … now serialize on a lock; cargo test passes.",
+            "Fixed. What could break: concurrent writers, partial writes on crash; both covered by …",
+        ] {
+            assert!(matches!(m.status(audit), AuditStatus::Plain(_)), "{audit}");
+        }
+        assert_eq!(
+            m.status("I audited nothing, to be honest."),
+            AuditStatus::Absent
+        );
     }
 }

@@ -119,6 +119,10 @@ pub fn plain_is_stock(
     text: &str,
     audit: &PlainAudit,
 ) -> bool {
+    // An audit with no lead is the whole text.
+    if audit.is_learned() {
+        return weight(&strip(stock, text)) < min_specific;
+    }
     let (start, end) = sentence_bounds(text, audit.span.start);
     // A lead never runs past its sentence's end, but should one, its
     // sentence ends with it.

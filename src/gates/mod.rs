@@ -20,6 +20,7 @@
 mod audit;
 mod hollow;
 pub(crate) mod lang;
+pub(crate) mod learned;
 mod outcome;
 mod ownership;
 mod patterns;
@@ -581,7 +582,10 @@ impl Gates {
                 facts.final_text,
                 plain,
             )
-            .then(|| vec![plain.lead.clone()]),
+            .then(|| match plain.is_learned() {
+                true => vec!["plain-language audit".to_string()],
+                false => vec![plain.lead.clone()],
+            }),
             AuditStatus::Absent | AuditStatus::Escape(_) => return None,
         };
         if let Some(matched) = stock {

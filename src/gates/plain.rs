@@ -90,14 +90,28 @@ pub struct PlainAudit {
 }
 
 impl PlainAudit {
+    /// An audit that only the learned model found: no lead, no referent,
+    /// and the empty span at the text's start.
+    pub(crate) fn learned() -> PlainAudit {
+        PlainAudit { lead: String::new(), referent: String::new(), span: 0..0 }
+    }
+
+    /// Whether only the learned model found this audit, so that it has no
+    /// lead: the whole text is the audit.
+    pub fn is_learned(&self) -> bool {
+        self.lead.is_empty()
+    }
+
     /// The lead that names what was checked, as written in the pattern
-    /// table ("edge cases", "確認しました", "위험").
+    /// table ("edge cases", "確認しました", "위험"); empty when only the
+    /// learned model found the audit.
     pub fn lead(&self) -> &str {
         &self.lead
     }
 
     /// The specific referent after the lead, as found in the text: an
-    /// identifier, a path, a number, a command or a named failure mode.
+    /// identifier, a path, a number, a command or a named failure mode;
+    /// empty when only the learned model found the audit.
     pub fn referent(&self) -> &str {
         &self.referent
     }

@@ -1,0 +1,282 @@
+//! A learned judge of plain-language audits.
+//!
+//! The grammar in [`plain`](super::plain) and [`outcome`](super::outcome)
+//! reads an audit as a lead and a referent, a try and an outcome. On the
+//! parts it was fitted to it is right about 96% of the time, but on each
+//! fresh held-out part of the labelled set it fell to about 0.8 precision:
+//! every round fixed the phrasings it read and few of the next part's.
+//! Telling "I set the clock to 01:59 and the reminder went out once" from
+//! "reminders inside the gap now fire after it" is a question of many weak
+//! cues (a past act of the agent's, an observed value, a hedge, a future
+//! tense) that no one rule decides.
+//!
+//! So the word on a text without a marker belongs to a linear model
+//! over hashed n-grams, trained on the labelled parts whose misses have
+//! been read (`tests/labelled/audit-seen.txt`), by `tools/train-audit-model`.
+//! Its features are the text's lowercased words, word pairs and the
+//! character 1- to 4-grams of each word padded with spaces, as in
+//! scikit-learn's `char_wb`: the same code reads English, Japanese and
+//! Korean, which have no spaces to speak of in two of three. Each feature
+//! is hashed with FNV-1a into a table of [`BUCKETS`] weights; a text's
+//! score is the bias plus the sum of the weights of the buckets it touches,
+//! divided by the square root of their number (a binary vector with unit
+//! length). The weights are `i16` with one scale, so the table is 512 KiB
+//! of read-only data that the hook pages in only where a text touches it.
+//!
+//! The model is data, not code: `audit-model.bin` is written by the
+//! trainer and read here at compile time. Its layout is a 16-byte header
+//! (magic `SGAM`, the log2 of the bucket count as a `u32`, the bias and
+//! the weights' scale as `f32`), two thresholds as `f32` logits (below the
+//! first, a text audits; below the second, a text the grammar reads as an
+//! audit stays one), then one little-endian `i16` per bucket.
+
+/// The model's bytes, as the trainer wrote them.
+static MODEL: &[u8] = include_bytes!("audit-model.bin");
+
+/// The header's length in bytes.
+const HEADER: usize = 24;
+
+/// The number of hash buckets: 2^18.
+pub(crate) const BUCKETS: usize = 1 << 18;
+
+/// FNV-1a's offset basis and prime, 32 bits.
+const FNV_OFFSET: u32 = 0x811c_9dc5;
+const FNV_PRIME: u32 = 0x0100_0193;
+
+/// The longest character n-gram.
+const MAX_GRAM: usize = 4;
+
+/// Feed `bytes` to an FNV-1a hash.
+#[inline]
+fn fnv(mut h: u32, bytes: &[u8]) -> u32 {
+    for &b in bytes {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(FNV_PRIME);
+    }
+    h
+}
+
+/// The words and symbols of a text, lowercased: runs of alphanumeric
+/// characters (and `_`) are words, and every other character that is not
+/// white space is a token of its own.
+struct Tokens {
+    /// The tokens' text, back to back.
+    buf: String,
+    /// Each token's byte range in `buf`.
+    spans: Vec<std::ops::Range<usize>>,
+}
+
+impl Tokens {
+    fn of(text: &str) -> Tokens {
+        let mut buf = String::with_capacity(text.len());
+        let mut spans = vec![];
+        let mut word_start: Option<usize> = None;
+        for c in text.chars().flat_map(char::to_lowercase) {
+            if c.is_alphanumeric() || c == '_' {
+                word_start.get_or_insert(buf.len());
+                buf.push(c);
+                continue;
+            }
+            if let Some(start) = word_start.take() {
+                spans.push(start..buf.len());
+            }
+            if !c.is_whitespace() {
+                let start = buf.len();
+                buf.push(c);
+                spans.push(start..buf.len());
+            }
+        }
+        if let Some(start) = word_start {
+            spans.push(start..buf.len());
+        }
+        Tokens { buf, spans }
+    }
+
+    fn get(&self, i: usize) -> &str {
+        &self.buf[self.spans[i].clone()]
+    }
+}
+
+/// Push the hash of every feature of `text` onto `out`, duplicates and
+/// all. The trainer reads these through `stopgate internals`-only code, so
+/// training and judging can never hash differently.
+pub(crate) fn feature_hashes(text: &str, out: &mut Vec<u32>) {
+    let tokens = Tokens::of(text);
+    let n = tokens.spans.len();
+    let mut padded: Vec<u8> = vec![];
+    let mut starts: Vec<usize> = vec![];
+    for i in 0..n {
+        let t = tokens.get(i);
+        out.push(fnv(fnv(FNV_OFFSET, b"w"), t.as_bytes()));
+        if i + 1 < n {
+            let h = fnv(fnv(FNV_OFFSET, b"b"), t.as_bytes());
+            let h = fnv(fnv(h, b" "), tokens.get(i + 1).as_bytes());
+            out.push(h);
+        }
+        // The word padded with a space on each side, and where each of its
+        // characters starts.
+        padded.clear();
+        padded.push(b' ');
+        padded.extend_from_slice(t.as_bytes());
+        padded.push(b' ');
+        starts.clear();
+        starts.push(0);
+        starts.extend(t.char_indices().map(|(at, _)| at + 1));
+        starts.push(padded.len() - 1);
+        starts.push(padded.len());
+        let chars = starts.len() - 1;
+        for first in 0..chars {
+            let mut h = fnv(FNV_OFFSET, b"c");
+            for last in first..chars.min(first + MAX_GRAM) {
+                h = fnv(h, &padded[starts[last]..starts[last + 1]]);
+                out.push(h);
+            }
+        }
+    }
+}
+
+/// The distinct buckets a text touches, sorted.
+pub(crate) fn buckets(text: &str) -> Vec<u32> {
+    let mut hashes = vec![];
+    feature_hashes(text, &mut hashes);
+    for h in &mut hashes {
+        *h &= (BUCKETS - 1) as u32;
+    }
+    hashes.sort_unstable();
+    hashes.dedup();
+    hashes
+}
+
+/// The learned judge: whether a text without a marker audits.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AuditModel {
+    bias: f32,
+    scale: f32,
+    /// Below this logit, a text audits.
+    cut: f32,
+    /// Below this logit, a text the grammar reads as an audit stays one.
+    grammar_cut: f32,
+    weights: &'static [u8],
+}
+
+impl AuditModel {
+    /// The model the crate was built with.
+    pub(crate) fn builtin() -> AuditModel {
+        let f = |at: usize| {
+            f32::from_le_bytes(MODEL[at..at + 4].try_into().unwrap())
+        };
+        assert_eq!(&MODEL[..4], b"SGAM", "audit-model.bin: bad magic");
+        let log2 = u32::from_le_bytes(MODEL[4..8].try_into().unwrap());
+        assert_eq!(1usize << log2, BUCKETS, "audit-model.bin: bucket count");
+        let weights = &MODEL[HEADER..];
+        assert_eq!(weights.len(), 2 * BUCKETS, "audit-model.bin: length");
+        AuditModel {
+            bias: f(8),
+            scale: f(12),
+            cut: f(16),
+            grammar_cut: f(20),
+            weights,
+        }
+    }
+
+    /// The model's logit that `text` holds no audit.
+    pub(crate) fn logit(&self, text: &str) -> f32 {
+        let touched = buckets(text);
+        if touched.is_empty() {
+            return self.bias;
+        }
+        let sum: i64 = touched
+            .iter()
+            .map(|&b| {
+                let at = 2 * b as usize;
+                i64::from(i16::from_le_bytes([
+                    self.weights[at],
+                    self.weights[at + 1],
+                ]))
+            })
+            .sum();
+        self.bias + self.scale * sum as f32 / (touched.len() as f32).sqrt()
+    }
+
+    /// Whether `text` audits in the model's judgment, given whether the
+    /// grammar reads an audit in it: the model overrules the grammar's yes
+    /// only when it is sure.
+    pub(crate) fn audits(&self, text: &str, grammar_says: bool) -> bool {
+        let logit = self.logit(text);
+        logit < self.cut || (grammar_says && logit < self.grammar_cut)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_split_words_and_symbols() {
+        let t = Tokens::of("Ran `cargo test` → 14 passed; 確認しました。");
+        let got: Vec<&str> = (0..t.spans.len()).map(|i| t.get(i)).collect();
+        assert_eq!(
+            got,
+            [
+                "ran",
+                "`",
+                "cargo",
+                "test",
+                "`",
+                "→",
+                "14",
+                "passed",
+                ";",
+                "確認しました",
+                "。"
+            ]
+        );
+    }
+
+    #[test]
+    fn char_grams_are_hashed_incrementally() {
+        // One word, "ab": padded " ab ", grams of 1 to 4 characters.
+        let mut got = vec![];
+        feature_hashes("ab", &mut got);
+        let c = |s: &str| fnv(fnv(FNV_OFFSET, b"c"), s.as_bytes());
+        let want = vec![
+            fnv(fnv(FNV_OFFSET, b"w"), b"ab"),
+            c(" "),
+            c(" a"),
+            c(" ab"),
+            c(" ab "),
+            c("a"),
+            c("ab"),
+            c("ab "),
+            c("b"),
+            c("b "),
+            c(" "),
+        ];
+        assert_eq!(got, want);
+    }
+
+    /// The trainer's own logits for a sample of the cases it trained on:
+    /// the Rust side must reproduce them, or the two hash or weigh
+    /// differently.
+    #[test]
+    fn logits_match_the_trainers() {
+        let m = AuditModel::builtin();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/labelled");
+        let check = std::fs::read_to_string(dir.join("audit-model-check.tsv"))
+            .unwrap();
+        let mut n = 0;
+        for line in check.lines().filter(|l| !l.starts_with('#')) {
+            let (at, want) = line.split_once('\t').unwrap();
+            let (part, line_no) = at.rsplit_once(':').unwrap();
+            let text = std::fs::read_to_string(dir.join(part)).unwrap();
+            let row = text.lines().nth(line_no.parse::<usize>().unwrap() - 1);
+            let body = row.unwrap().rsplit('\t').next().unwrap();
+            let got = m.logit(&body.replace("\\n", "\n"));
+            let want: f32 = want.parse().unwrap();
+            assert!((got - want).abs() < 1e-3, "{at}: {got} != {want}");
+            n += 1;
+        }
+        assert!(n > 100, "only {n} logits to check");
+    }
+}
