@@ -199,8 +199,9 @@ pub enum PlainJudge {
     Grammar,
     /// A linear model trained on the labelled parts, with the grammar's
     /// reading as evidence: fewer real audits blocked on the held-out
-    /// parts, but it reads some narration ("Let me use find instead and
-    /// read the key files:") as a check. Opt-in; see the README.
+    /// parts, but it reads some narration ("Let me explore the lib
+    /// structure and other directories:") as a check. Opt-in; see the
+    /// README.
     Learned,
 }
 
