@@ -195,13 +195,12 @@ pub enum OutputMode {
 #[non_exhaustive]
 pub enum PlainJudge {
     /// The grammar alone: a lead that names what was checked, then a
-    /// specific referent. The default.
+    /// specific referent.
     Grammar,
     /// A linear model trained on the labelled parts, with the grammar's
-    /// reading as evidence: fewer real audits blocked on the held-out
-    /// parts, but it reads some narration ("Let me explore the lib
-    /// structure and other directories:") as a check. Opt-in; see the
-    /// README.
+    /// reading as evidence: on the held-out parts, fewer real audits
+    /// blocked and fewer turns without one let through than the grammar
+    /// alone. The default; see the README.
     Learned,
 }
 
@@ -250,8 +249,8 @@ pub struct AuditConfig {
     /// Whether an audit in plain language passes without a marker: a lead
     /// that names what was checked, then a specific referent.
     pub plain_language: bool,
-    /// Who judges an audit in plain language: the grammar alone (the
-    /// default) or the learned model with it.
+    /// Who judges an audit in plain language: the learned model with the
+    /// grammar (the default) or the grammar alone.
     pub plain_judge: PlainJudge,
     /// The block message: at most 3 lines, no table.
     pub message: String,
@@ -294,7 +293,7 @@ impl Default for AuditConfig {
             extra_markers: vec![],
             replace_markers: false,
             plain_language: true,
-            plain_judge: PlainJudge::Grammar,
+            plain_judge: PlainJudge::Learned,
             escape_hatches: vec!["監査不要:".into(), "監査不要：".into(), "no audit needed:".into(), "감사 불필요:".into()],
             message: "stopgate: files changed this turn, but your final message holds no self-audit.\n\
                       Audit adversarially (concurrency, failure paths, idempotence, boundaries, secrets, real verification) and report in at most 3 lines, no tables.\n\

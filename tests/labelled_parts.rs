@@ -352,11 +352,22 @@ fn run_gate(
     test: &[&str],
     corpus: bool,
 ) -> GateFigures {
-    let mut config = Config::default();
+    run_gate_with(Config::default(), gate.as_str(), gate, tune, test, corpus)
+}
+
+/// [`run_gate`] with other settings than the defaults, its figures printed
+/// under `name`.
+fn run_gate_with(
+    mut config: Config,
+    name: &str,
+    gate: Gate,
+    tune: &[&str],
+    test: &[&str],
+    corpus: bool,
+) -> GateFigures {
     config.order = vec![gate];
     let gates = Gates::new(&config).unwrap();
     let seeds = Seeds::new();
-    let name = gate.as_str();
     let tune: Vec<Case> = tune.iter().flat_map(|f| load(f)).collect();
     let mut test: Vec<Case> = test.iter().flat_map(|f| load(f)).collect();
     // The issue's floor counts written cases: the corpus is not there on
@@ -412,22 +423,26 @@ fn audit_seen() -> Vec<&'static str> {
 
 /// The audit gate's held-out parts, their misses never read: the test
 /// part the closing note of the twenty-first session reports. Final
-/// messages shaped as real ones are (one-line reports of a check beside
-/// the change told without one; "## Summary / ## Testing", fenced
-/// commands with their output, tables of inputs tried, arrow lists; near
-/// misses: "pretty sure", a test added and not run, "QA will check", a
-/// vendor's docs, a command to try with no output, a design under a
-/// heading, a table of expected values, "CI will run", a reporter's word
-/// alone), 144 cases, written and committed (c86de4a) before anything was
-/// changed in the session, and run once at its end. No round of the
-/// grammar was run in that session: the default gate gave precision
-/// 0.811, recall 0.833 (60/14/12/58), as the session's starting gate
-/// (c807ea0) does. The learned judge (`audit.plain_judge = "learned"`,
-/// built in that session and trained on the seen parts) gave 1.000 /
-/// 0.736 (53/0/19/72): no real audit blocked, a quarter of the turns
-/// without one let through. The previous pair, 91 and 92, gave 0.795 /
-/// 0.861 (62/16/10/56) on their first run; the learned judge, trained on
-/// the parts before them, 0.950 / 0.792 there.
+/// messages of several sentences (95) and of several paragraphs (96), as
+/// real ones are: what changed, then what was checked, beside the same
+/// change with no check, a plan to check, a test written and not run, an
+/// offer, a colleague's word, or a check named with no result; 144 cases,
+/// written and committed (df6aaea, d5f3df6) after the first run of 93 and
+/// 94 and before their misses were read or anything was changed for them.
+/// First run, with the learned judge as it ships (trained on the seen
+/// parts, 93 and 94 and the fifth tuning part among them): precision
+/// 0.946, recall 0.972 (70/4/2/68). The grammar alone
+/// (`audit.plain_judge = "grammar"`) on the same cases: 0.913 / 0.875
+/// (63/6/9/66); 95 0.857 / 0.833, 96 0.971 / 0.917. The first seed's
+/// regexes: 0.500 / 0.986.
+///
+/// The pair before, 93 and 94 (one-line reports; "## Summary / ##
+/// Testing", fenced output, tables and arrow lists; 144 cases), was run
+/// once with the learned judge trained without them and the grammar cut
+/// at 2.0: 1.000 / 0.736 (53/0/19/72); the grammar alone 0.811 / 0.833
+/// (60/14/12/58). 91 and 92: the grammar 0.795 / 0.861 (62/16/10/56) on
+/// their first run; the learned judge, trained on the parts before them,
+/// 0.950 / 0.792 there.
 ///
 /// First runs of the earlier held-out parts: 41 0.846 / 0.917, 42 0.902 /
 /// 1.000, 43 0.886 / 0.861, 44 0.921 / 0.946, 45 0.846 / 0.917 (terser
@@ -442,14 +457,27 @@ fn audit_seen() -> Vec<&'static str> {
 /// 0.882 / 0.800; 79 and 80 pooled 0.929 / 0.855; 81 and 82 pooled
 /// 0.889 / 0.853; 83 and 84 pooled 0.831 / 0.653; 85 and 86 pooled 0.862
 /// / 0.737; 87 and 88 pooled 0.863 / 0.863; 89 and 90 pooled 0.798 /
-/// 0.973; 91 and 92 pooled 0.795 / 0.861.
+/// 0.973; 91 and 92 pooled 0.795 / 0.861; 93 and 94 pooled 0.811 /
+/// 0.833 (the grammar).
 /// `benches/RESULTS.md` has them with their counts.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test93.tsv", "audit-test94.tsv"];
+const AUDIT_HELD_OUT: &[&str] = &["audit-test95.tsv", "audit-test96.tsv"];
 
+/// The grammar alone (`audit.plain_judge = "grammar"`), the audit gate's
+/// judge until the twenty-first session: fitted to the seen parts round by
+/// round.
 #[test]
-fn audit_gate_on_its_parts() {
-    let f = run_gate(Gate::Audit, &audit_seen(), AUDIT_HELD_OUT, false);
-    let mut config = Config::default();
+fn audit_gate_grammar_on_its_parts() {
+    let mut grammar = Config::default();
+    grammar.audit.plain_judge = PlainJudge::Grammar;
+    let f = run_gate_with(
+        grammar.clone(),
+        "audit (grammar)",
+        Gate::Audit,
+        &audit_seen(),
+        AUDIT_HELD_OUT,
+        false,
+    );
+    let mut config = grammar;
     config.order = vec![Gate::Audit];
     let gates = Gates::new(&config).unwrap();
     let seeds = Seeds::new();
@@ -459,7 +487,7 @@ fn audit_gate_on_its_parts() {
         let cases = load(part);
         describe(&format!("audit {part}"), &cases);
         score(
-            &format!("audit {part}, the gate"),
+            &format!("audit (grammar) {part}"),
             &cases,
             |c| gate_blocks(&gates, c),
             false,
@@ -475,7 +503,7 @@ fn audit_gate_on_its_parts() {
     // figures are in the closing note).
     for part in &audit_seen()[3..] {
         score(
-            &format!("audit {part} today"),
+            &format!("audit (grammar) {part} today"),
             &load(part),
             |c| gate_blocks(&gates, c),
             false,
@@ -494,20 +522,20 @@ fn audit_gate_on_its_parts() {
     // not a goal.
     let summaries = load("audit-tune4.tsv");
     let s = score(
-        "audit audit-tune4.tsv (summaries)",
+        "audit (grammar) audit-tune4.tsv (summaries)",
         &summaries,
         |c| gate_blocks(&gates, c),
         true,
     );
-    assert_bounds("audit summaries", &s, 0.98, 0.85);
+    assert_bounds("audit (grammar) summaries", &s, 0.98, 0.85);
     if let Some(corpus) = load_corpus_as("audit", Judged::TextAfterAWrite) {
         let s = score(
-            "audit corpus, the gate",
+            "audit (grammar) corpus",
             &corpus,
             |c| gate_blocks(&gates, c),
             true,
         );
-        assert_bounds("audit corpus", &s, 1.0, 1.0);
+        assert_bounds("audit (grammar) corpus", &s, 1.0, 1.0);
     }
     // The seen parts, fitted to (their remaining misses are audits told
     // as a behaviour with no try or outcome word, or with the referent in
@@ -529,7 +557,7 @@ fn audit_gate_on_its_parts() {
     // heading that no rule tried could tell from a finding told the same
     // way; 0.96 until 85 and 86 did, with 12 of their turns without an
     // audit still passing after the round fitted to them).
-    assert_bounds("audit tune", &f.tune, 0.95, 0.955);
+    assert_bounds("audit (grammar) seen", &f.tune, 0.95, 0.95);
     // Below the issue's target (0.98, 0.95): see AUDIT_HELD_OUT. The
     // held-out parts gave precision 0.750 to 1.000 and recall 0.579 to
     // 1.000 on their first runs, each alone; pooled, the last ten pairs
@@ -537,52 +565,55 @@ fn audit_gate_on_its_parts() {
     // parts stand, not a goal: for recall 0.75 until 67 and 68 (0.684)
     // came in (83 and 84 gave 0.653), for precision 0.8 until 89 and 90
     // (0.798) did.
-    assert_bounds("audit test", &f.test, 0.79, 0.65);
+    assert_bounds("audit (grammar) test", &f.test, 0.79, 0.65);
 }
 
-/// The audit gate with `audit.plain_judge = "learned"`: the model of
-/// `src/gates/learned.rs`, trained by `tools/train-audit-model` on the seen
-/// parts (never on a held-out part, the summaries part or the corpus), with
-/// the grammar's reading as evidence. Its figures beside the grammar's,
-/// on the same parts; the seen parts' figure is the model's fit, not a
-/// measure.
+/// The audit gate as it ships (`audit.plain_judge = "learned"`): the model
+/// of `src/gates/learned.rs`, trained by `tools/train-audit-model` on the
+/// seen parts (never on a held-out part, the summaries part or the
+/// corpus), with the grammar's reading as evidence. The seen parts'
+/// figure is the model's fit, not a measure.
 #[test]
-fn audit_gate_learned_on_its_parts() {
+fn audit_gate_on_its_parts() {
     let mut config = Config::default();
     config.order = vec![Gate::Audit];
-    config.audit.plain_judge = PlainJudge::Learned;
     let gates = Gates::new(&config).unwrap();
+    let seeds = Seeds::new();
     let judge = |c: &Case| gate_blocks(&gates, c);
     let seen: Vec<Case> = audit_seen().iter().flat_map(|f| load(f)).collect();
-    score("audit learned, seen parts (trained on)", &seen, judge, false);
+    let s = score("audit seen parts (trained on)", &seen, judge, false);
+    assert_bounds("audit seen", &s, 0.98, 0.98);
     let test: Vec<Case> =
         AUDIT_HELD_OUT.iter().flat_map(|f| load(f)).collect();
-    let t = score("audit learned, test", &test, judge, false);
-    let summaries = load("audit-tune4.tsv");
-    let s = score(
-        "audit learned, audit-tune4.tsv (summaries)",
-        &summaries,
-        judge,
-        true,
+    describe("audit test", &test);
+    let t = score("audit test, the gate", &test, judge, false);
+    score(
+        "audit test, the seed's regex",
+        &test,
+        |c| seeds.blocks(Gate::Audit, c).unwrap(),
+        false,
     );
-    // Where the learned judge stood when it was built (see AUDIT_HELD_OUT):
-    // floors, not goals.
-    assert_bounds("audit learned summaries", &s, 0.98, 0.83);
+    let summaries = load("audit-tune4.tsv");
+    let s =
+        score("audit audit-tune4.tsv (summaries)", &summaries, judge, true);
+    // Where the gate stood when the learned judge was built (see
+    // AUDIT_HELD_OUT): floors, not goals.
+    assert_bounds("audit summaries", &s, 0.98, 0.85);
     assert_bounds(
-        "audit learned test",
+        "audit test",
         &t,
         LEARNED_TEST_FLOOR.0,
         LEARNED_TEST_FLOOR.1,
     );
     if let Some(corpus) = load_corpus_as("audit", Judged::TextAfterAWrite) {
-        let s = score("audit learned, corpus", &corpus, judge, true);
-        assert_bounds("audit learned corpus", &s, 1.0, 1.0);
+        let s = score("audit corpus, the gate", &corpus, judge, true);
+        assert_bounds("audit corpus", &s, 1.0, 1.0);
     }
 }
 
-/// The learned judge's floor on the held-out parts (precision, recall):
-/// where its first run on 93 and 94 put it (1.000 / 0.736), not a goal.
-const LEARNED_TEST_FLOOR: (f64, f64) = (0.98, 0.73);
+/// The shipped gate's floor on the held-out parts (precision, recall):
+/// where the first run of 95 and 96 put it (0.946 / 0.972), not a goal.
+const LEARNED_TEST_FLOOR: (f64, f64) = (0.94, 0.95);
 
 #[test]
 fn hollow_gate_on_its_parts() {

@@ -8,13 +8,14 @@
 //! takes the escape hatch (`no audit needed:`) *with a reason*: a bare
 //! hatch is not a reason.
 //!
-//! Whether a text without a marker audits in plain language is the
-//! grammar's call by default. With `audit.plain_judge = "learned"` it is
-//! the [learned model's](super::learned), with the grammar's reading as
-//! evidence: a check the grammar cannot parse is one when the model reads
-//! one in a text of a sentence or more, and an audit the grammar reads
-//! stays one unless the model is sure it is none. The grammar still reads
-//! negated markers and names the lead it finds.
+//! Whether a text without a marker audits in plain language is, by
+//! default (`audit.plain_judge = "learned"`), the [learned
+//! model's](super::learned) call, with the grammar's reading as evidence:
+//! a check the grammar cannot parse is one when the model reads one in a
+//! text of a sentence or more, and an audit the grammar reads stays one
+//! unless the model is sure it is none. The grammar still reads negated
+//! markers and names the lead it finds. `audit.plain_judge = "grammar"`
+//! leaves the call to the grammar alone.
 
 use std::borrow::Cow;
 
@@ -240,7 +241,7 @@ mod audit_status_example {
             AuditStatus::Absent
         );
         assert!(matches!(
-            m.status("Edge cases: an empty list returns None."),
+            m.status("Edge cases: an empty list returns `None` (tried: `sum(&[])` → `None`)."),
             AuditStatus::Plain(_)
         ));
     }

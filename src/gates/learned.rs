@@ -10,23 +10,37 @@
 //! cues (a past act of the agent's, an observed value, a hedge, a future
 //! tense) that no one rule decides.
 //!
-//! So the word on a text without a marker belongs to a linear model
-//! over hashed n-grams, trained on the labelled parts whose misses have
-//! been read (`tests/labelled/audit-seen.txt`), by `tools/train-audit-model`.
+//! So the word on a text without a marker belongs to a linear model over
+//! hashed n-grams, trained on the labelled parts whose misses have been
+//! read (`tests/labelled/audit-seen.txt`) by `tools/train-audit-model`.
 //! Its features are the text's lowercased words, word pairs and the
 //! character 1- to 4-grams of each word padded with spaces, as in
-//! scikit-learn's `char_wb`: the same code reads English, Japanese and
-//! Korean, which have no spaces to speak of in two of three. Each feature
-//! is hashed with FNV-1a into a table of [`BUCKETS`] weights; a text's
-//! score is the bias plus the sum of the weights of the buckets it touches,
-//! divided by the square root of their number (a binary vector with unit
-//! length). The weights are `i16` with one scale, so the table is 512 KiB
-//! of read-only data that the hook pages in only where a text touches it.
+//! scikit-learn's `char_wb`: the same code reads English, Korean and
+//! Japanese, which has no spaces between words. Each feature is hashed
+//! with FNV-1a into a table of [`BUCKETS`] weights; a text's logit is the
+//! bias plus the sum of the weights of the buckets it touches, divided by
+//! the square root of their number (a binary vector of unit length). The
+//! weights are `i16` with one scale: 512 KiB of read-only data, paged in
+//! only where a text touches it.
+//!
+//! A model like this one was tried before and reverted (95d29a2): trained
+//! on cases of one or two sentences, it learnt that a long, specific text
+//! is an audit, and read real final messages of several paragraphs as
+//! checks. Its bias pushes every text towards a block and most content
+//! words push towards a pass, so two messages without an audit, one after
+//! the other, read as one. The trainer now adds such glued pairs,
+//! labelled as what they are, and a tuning part of the narration agents
+//! write between tool calls; `benches/RESULTS.md` has what each changed.
+//!
+//! The grammar's reading is evidence, not ignored: the model overrules an
+//! audit the grammar reads only above a second, higher threshold, and
+//! alone passes only texts of a sentence or more (see
+//! [`AuditMatcher`](super::AuditMatcher)).
 //!
 //! The model is data, not code: `audit-model.bin` is written by the
-//! trainer and read here at compile time. Its layout is a 16-byte header
+//! trainer and read here at compile time. Its layout is a 24-byte header
 //! (magic `SGAM`, the log2 of the bucket count as a `u32`, the bias and
-//! the weights' scale as `f32`), two thresholds as `f32` logits (below the
+//! the weights' scale as `f32`, two thresholds as `f32` logits: below the
 //! first, a text audits; below the second, a text the grammar reads as an
 //! audit stays one), then one little-endian `i16` per bucket.
 
