@@ -114,18 +114,24 @@ impl Tokens {
 /// Push the hash of every feature of `text` onto `out`, duplicates and
 /// all. The trainer reads these through `stopgate internals`-only code, so
 /// training and judging can never hash differently.
+#[cfg(test)]
 pub(crate) fn feature_hashes(text: &str, out: &mut Vec<u32>) {
+    each_feature(text, |h| out.push(h));
+}
+
+/// Call `f` with the hash of every feature of `text`, duplicates and all.
+fn each_feature(text: &str, mut f: impl FnMut(u32)) {
+    let out = &mut f;
     let tokens = Tokens::of(text);
     let n = tokens.spans.len();
     let mut padded: Vec<u8> = vec![];
     let mut starts: Vec<usize> = vec![];
     for i in 0..n {
         let t = tokens.get(i);
-        out.push(fnv(fnv(FNV_OFFSET, b"w"), t.as_bytes()));
+        out(fnv(fnv(FNV_OFFSET, b"w"), t.as_bytes()));
         if i + 1 < n {
             let h = fnv(fnv(FNV_OFFSET, b"b"), t.as_bytes());
-            let h = fnv(fnv(h, b" "), tokens.get(i + 1).as_bytes());
-            out.push(h);
+            out(fnv(fnv(h, b" "), tokens.get(i + 1).as_bytes()));
         }
         // The word padded with a space on each side, and where each of its
         // characters starts.
@@ -143,22 +149,26 @@ pub(crate) fn feature_hashes(text: &str, out: &mut Vec<u32>) {
             let mut h = fnv(FNV_OFFSET, b"c");
             for last in first..chars.min(first + MAX_GRAM) {
                 h = fnv(h, &padded[starts[last]..starts[last + 1]]);
-                out.push(h);
+                out(h);
             }
         }
     }
 }
 
+/// The bucket of a feature's hash.
+#[inline]
+fn bucket(hash: u32) -> usize {
+    hash as usize & (BUCKETS - 1)
+}
+
 /// The distinct buckets a text touches, sorted.
+#[cfg(any(test, feature = "internals"))]
 pub(crate) fn buckets(text: &str) -> Vec<u32> {
-    let mut hashes = vec![];
-    feature_hashes(text, &mut hashes);
-    for h in &mut hashes {
-        *h &= (BUCKETS - 1) as u32;
-    }
-    hashes.sort_unstable();
-    hashes.dedup();
-    hashes
+    let mut touched = vec![];
+    each_feature(text, |h| touched.push(bucket(h) as u32));
+    touched.sort_unstable();
+    touched.dedup();
+    touched
 }
 
 /// The learned judge: whether a text without a marker audits.
@@ -195,21 +205,27 @@ impl AuditModel {
 
     /// The model's logit that `text` holds no audit.
     pub(crate) fn logit(&self, text: &str) -> f32 {
-        let touched = buckets(text);
-        if touched.is_empty() {
+        // Each bucket counts once: a bit per bucket (32 KiB) tells the
+        // first touch from the others, with no sort of a text's tens of
+        // thousands of hashes.
+        let mut seen = vec![0u64; BUCKETS / 64];
+        let (mut sum, mut touched) = (0i64, 0u32);
+        each_feature(text, |h| {
+            let b = bucket(h);
+            let (word, bit) = (b / 64, 1u64 << (b % 64));
+            if seen[word] & bit == 0 {
+                seen[word] |= bit;
+                touched += 1;
+                sum += i64::from(i16::from_le_bytes([
+                    self.weights[2 * b],
+                    self.weights[2 * b + 1],
+                ]));
+            }
+        });
+        if touched == 0 {
             return self.bias;
         }
-        let sum: i64 = touched
-            .iter()
-            .map(|&b| {
-                let at = 2 * b as usize;
-                i64::from(i16::from_le_bytes([
-                    self.weights[at],
-                    self.weights[at + 1],
-                ]))
-            })
-            .sum();
-        self.bias + self.scale * sum as f32 / (touched.len() as f32).sqrt()
+        self.bias + self.scale * sum as f32 / (touched as f32).sqrt()
     }
 
     /// Whether `text` audits in the model's judgment, given whether the
