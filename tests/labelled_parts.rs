@@ -422,19 +422,24 @@ fn audit_seen() -> Vec<&'static str> {
 }
 
 /// The audit gate's held-out parts, their misses never read: the test
-/// part the closing note of the twenty-first session reports. Final
-/// messages of several sentences (95) and of several paragraphs (96), as
-/// real ones are: what changed, then what was checked, beside the same
-/// change with no check, a plan to check, a test written and not run, an
-/// offer, a colleague's word, or a check named with no result; 144 cases,
-/// written and committed (df6aaea, d5f3df6) after the first run of 93 and
-/// 94 and before their misses were read or anything was changed for them.
-/// First run, with the learned judge as it ships (trained on the seen
-/// parts, 93 and 94 and the fifth tuning part among them): precision
-/// 0.946, recall 0.972 (70/4/2/68). The grammar alone
-/// (`audit.plain_judge = "grammar"`) on the same cases: 0.913 / 0.875
-/// (63/6/9/66); 95 0.857 / 0.833, 96 0.971 / 0.917. The first seed's
-/// regexes: 0.500 / 0.986.
+/// part the closing note of the twenty-first session reports. 97: one to
+/// three sentences, each check beside the same change told without one
+/// (near misses: "as far as I can tell", "I believe", "according to the
+/// ticket", "the screenshot in the PR shows", "should now", steps for the
+/// reviewer); 98: several paragraphs, whose last part is a test command to
+/// run, tests added and not run, code read instead of run, a reviewer's
+/// checklist, or "it should". 108 cases, written and committed (dab0acd)
+/// after the first run of 95 and 96 and before their misses were read;
+/// the only change before their first run was the learned judge retrained
+/// with 95 and 96 among its parts. First run: precision 0.958, recall
+/// 0.852 (46/2/8/52). The grammar alone on the same cases: 0.825 / 0.870
+/// (47/10/7/44); 97 0.786 / 0.917, 98 0.933 / 0.778. The first seed's
+/// regexes: 0.500 / 1.000.
+///
+/// 95 and 96 (144 cases; several sentences, and several paragraphs),
+/// first run with the learned judge trained on the parts before them:
+/// 0.946 / 0.972 (70/4/2/68); the grammar alone 0.913 / 0.875
+/// (63/6/9/66).
 ///
 /// The pair before, 93 and 94 (one-line reports; "## Summary / ##
 /// Testing", fenced output, tables and arrow lists; 144 cases), was run
@@ -458,9 +463,10 @@ fn audit_seen() -> Vec<&'static str> {
 /// 0.889 / 0.853; 83 and 84 pooled 0.831 / 0.653; 85 and 86 pooled 0.862
 /// / 0.737; 87 and 88 pooled 0.863 / 0.863; 89 and 90 pooled 0.798 /
 /// 0.973; 91 and 92 pooled 0.795 / 0.861; 93 and 94 pooled 0.811 /
-/// 0.833 (the grammar).
+/// 0.833 (the grammar); 95 and 96 pooled 0.946 / 0.972 (the learned
+/// judge).
 /// `benches/RESULTS.md` has them with their counts.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test95.tsv", "audit-test96.tsv"];
+const AUDIT_HELD_OUT: &[&str] = &["audit-test97.tsv", "audit-test98.tsv"];
 
 /// The grammar alone (`audit.plain_judge = "grammar"`), the audit gate's
 /// judge until the twenty-first session: fitted to the seen parts round by
@@ -612,8 +618,9 @@ fn audit_gate_on_its_parts() {
 }
 
 /// The shipped gate's floor on the held-out parts (precision, recall):
-/// where the first run of 95 and 96 put it (0.946 / 0.972), not a goal.
-const LEARNED_TEST_FLOOR: (f64, f64) = (0.94, 0.95);
+/// where the first run of 97 and 98 put it (0.958 / 0.852; 95 and 96
+/// gave 0.946 / 0.972), not a goal.
+const LEARNED_TEST_FLOOR: (f64, f64) = (0.95, 0.85);
 
 #[test]
 fn hollow_gate_on_its_parts() {

@@ -13,7 +13,8 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// The final assistant text every generated transcript ends with.
-pub const FINAL_TEXT: &str = "Done: the cache is invalidated on write, and the race is covered by a test.";
+pub const FINAL_TEXT: &str =
+    "Done: the cache is now invalidated on write, so readers never see a stale entry.";
 
 /// A tiny deterministic PRNG (xorshift), so files are reproducible.
 struct Rng(u64);

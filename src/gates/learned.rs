@@ -57,6 +57,10 @@ pub(crate) const BUCKETS: usize = 1 << 18;
 const FNV_OFFSET: u32 = 0x811c_9dc5;
 const FNV_PRIME: u32 = 0x0100_0193;
 
+/// Above this many feature hashes, a text's buckets are told apart with a
+/// bit set rather than a sort.
+const SORT_AT_MOST: usize = 4096;
+
 /// The longest character n-gram.
 const MAX_GRAM: usize = 4;
 
@@ -82,28 +86,44 @@ struct Tokens {
 
 impl Tokens {
     fn of(text: &str) -> Tokens {
-        let mut buf = String::with_capacity(text.len());
-        let mut spans = vec![];
+        let mut tokens =
+            Tokens { buf: String::with_capacity(text.len()), spans: vec![] };
         let mut word_start: Option<usize> = None;
-        for c in text.chars().flat_map(char::to_lowercase) {
-            if c.is_alphanumeric() || c == '_' {
-                word_start.get_or_insert(buf.len());
-                buf.push(c);
-                continue;
-            }
-            if let Some(start) = word_start.take() {
-                spans.push(start..buf.len());
-            }
-            if !c.is_whitespace() {
-                let start = buf.len();
-                buf.push(c);
-                spans.push(start..buf.len());
+        for c in text.chars() {
+            // ASCII needs no tables: the same answers, cheaper.
+            if c.is_ascii() {
+                let c = c.to_ascii_lowercase();
+                let word = c.is_ascii_alphanumeric() || c == '_';
+                tokens.push(c, word, &mut word_start);
+            } else {
+                for c in c.to_lowercase() {
+                    tokens.push(c, c.is_alphanumeric(), &mut word_start);
+                }
             }
         }
         if let Some(start) = word_start {
-            spans.push(start..buf.len());
+            tokens.spans.push(start..tokens.buf.len());
         }
-        Tokens { buf, spans }
+        tokens
+    }
+
+    /// Add one lowercased character: to the word under way, or as a
+    /// token of its own unless it is white space.
+    #[inline]
+    fn push(&mut self, c: char, word: bool, word_start: &mut Option<usize>) {
+        if word {
+            word_start.get_or_insert(self.buf.len());
+            self.buf.push(c);
+            return;
+        }
+        if let Some(start) = word_start.take() {
+            self.spans.push(start..self.buf.len());
+        }
+        if !c.is_whitespace() {
+            let start = self.buf.len();
+            self.buf.push(c);
+            self.spans.push(start..self.buf.len());
+        }
     }
 
     fn get(&self, i: usize) -> &str {
@@ -124,7 +144,6 @@ fn each_feature(text: &str, mut f: impl FnMut(u32)) {
     let out = &mut f;
     let tokens = Tokens::of(text);
     let n = tokens.spans.len();
-    let mut padded: Vec<u8> = vec![];
     let mut starts: Vec<usize> = vec![];
     for i in 0..n {
         let t = tokens.get(i);
@@ -133,22 +152,23 @@ fn each_feature(text: &str, mut f: impl FnMut(u32)) {
             let h = fnv(fnv(FNV_OFFSET, b"b"), t.as_bytes());
             out(fnv(fnv(h, b" "), tokens.get(i + 1).as_bytes()));
         }
-        // The word padded with a space on each side, and where each of its
-        // characters starts.
-        padded.clear();
-        padded.push(b' ');
-        padded.extend_from_slice(t.as_bytes());
-        padded.push(b' ');
+        // The word padded with a space on each side: where each of its
+        // characters starts, the padding being the first and the last.
         starts.clear();
-        starts.push(0);
-        starts.extend(t.char_indices().map(|(at, _)| at + 1));
-        starts.push(padded.len() - 1);
-        starts.push(padded.len());
-        let chars = starts.len() - 1;
+        starts.extend(t.char_indices().map(|(at, _)| at));
+        starts.push(t.len());
+        let chars = starts.len() + 1;
+        let piece = |k: usize| -> &[u8] {
+            if k == 0 || k == chars - 1 {
+                b" "
+            } else {
+                &t.as_bytes()[starts[k - 1]..starts[k]]
+            }
+        };
         for first in 0..chars {
             let mut h = fnv(FNV_OFFSET, b"c");
             for last in first..chars.min(first + MAX_GRAM) {
-                h = fnv(h, &padded[starts[last]..starts[last + 1]]);
+                h = fnv(h, piece(last));
                 out(h);
             }
         }
@@ -205,27 +225,37 @@ impl AuditModel {
 
     /// The model's logit that `text` holds no audit.
     pub(crate) fn logit(&self, text: &str) -> f32 {
-        // Each bucket counts once: a bit per bucket (32 KiB) tells the
-        // first touch from the others, with no sort of a text's tens of
-        // thousands of hashes.
-        let mut seen = vec![0u64; BUCKETS / 64];
-        let (mut sum, mut touched) = (0i64, 0u32);
-        each_feature(text, |h| {
-            let b = bucket(h);
-            let (word, bit) = (b / 64, 1u64 << (b % 64));
-            if seen[word] & bit == 0 {
+        let mut touched: Vec<u32> = vec![];
+        each_feature(text, |h| touched.push(bucket(h) as u32));
+        // Each bucket counts once. A short text's few hundred buckets sort
+        // for less than it costs to clear a bit per bucket (32 KiB); a
+        // long text's tens of thousands do not.
+        if touched.len() <= SORT_AT_MOST {
+            touched.sort_unstable();
+            touched.dedup();
+        } else {
+            let mut seen = vec![0u64; BUCKETS / 64];
+            touched.retain(|&b| {
+                let (word, bit) = (b as usize / 64, 1u64 << (b % 64));
+                let first = seen[word] & bit == 0;
                 seen[word] |= bit;
-                touched += 1;
-                sum += i64::from(i16::from_le_bytes([
-                    self.weights[2 * b],
-                    self.weights[2 * b + 1],
-                ]));
-            }
-        });
-        if touched == 0 {
+                first
+            });
+        }
+        if touched.is_empty() {
             return self.bias;
         }
-        self.bias + self.scale * sum as f32 / (touched as f32).sqrt()
+        let sum: i64 = touched
+            .iter()
+            .map(|&b| {
+                let at = 2 * b as usize;
+                i64::from(i16::from_le_bytes([
+                    self.weights[at],
+                    self.weights[at + 1],
+                ]))
+            })
+            .sum();
+        self.bias + self.scale * sum as f32 / (touched.len() as f32).sqrt()
     }
 
     /// Whether `text` audits in the model's judgment, given whether the
