@@ -52,6 +52,36 @@ thread_local! {
         std::cell::RefCell::new(vec![0; BUCKETS / 64]);
 }
 
+/// The buckets one text touches, marked in the thread's bit set, which
+/// is left clear again when this is dropped, even on a panic.
+struct Touched<'a> {
+    seen: &'a mut Vec<u64>,
+    buckets: Vec<u32>,
+}
+
+impl Touched<'_> {
+    /// Mark bucket `b`; whether this text touches it for the first time.
+    #[inline]
+    fn first(&mut self, b: usize) -> bool {
+        let (word, bit) = (b / 64, 1u64 << (b % 64));
+        if self.seen[word] & bit != 0 {
+            return false;
+        }
+        self.seen[word] |= bit;
+        self.buckets.push(b as u32);
+        true
+    }
+}
+
+impl Drop for Touched<'_> {
+    fn drop(&mut self) {
+        // Every bit was clear before this text: clear its words.
+        for &b in &self.buckets {
+            self.seen[b as usize / 64] = 0;
+        }
+    }
+}
+
 /// The model's bytes, as the trainer wrote them.
 static MODEL: &[u8] = include_bytes!("audit-model.bin");
 
@@ -136,8 +166,9 @@ impl Tokens {
 }
 
 /// Push the hash of every feature of `text` onto `out`, duplicates and
-/// all. The trainer reads these through `stopgate internals`-only code, so
-/// training and judging can never hash differently.
+/// all. (The trainer reads the buckets through
+/// `internals::audit_feature_buckets`, this same code, so training and
+/// judging cannot hash differently.)
 #[cfg(test)]
 pub(crate) fn feature_hashes(text: &str, out: &mut Vec<u32>) {
     each_feature(text, |h| out.push(h));
@@ -230,25 +261,19 @@ impl AuditModel {
     /// The model's logit that `text` holds no audit.
     pub(crate) fn logit(&self, text: &str) -> f32 {
         SEEN.with_borrow_mut(|seen| {
+            let mut touched = Touched { seen, buckets: vec![] };
             // Each bucket counts once: its bit tells the first touch.
-            let (mut sum, mut touched) = (0i64, Vec::<u32>::new());
+            let mut sum = 0i64;
             each_feature(text, |h| {
                 let b = bucket(h);
-                let (word, bit) = (b / 64, 1u64 << (b % 64));
-                if seen[word] & bit == 0 {
-                    seen[word] |= bit;
-                    touched.push(b as u32);
+                if touched.first(b) {
                     sum += i64::from(i16::from_le_bytes([
                         self.weights[2 * b],
                         self.weights[2 * b + 1],
                     ]));
                 }
             });
-            // Every bit was clear before this text: clear its words.
-            for &b in &touched {
-                seen[b as usize / 64] = 0;
-            }
-            match touched.len() {
+            match touched.buckets.len() {
                 0 => self.bias,
                 n => self.bias + self.scale * sum as f32 / (n as f32).sqrt(),
             }
@@ -310,6 +335,19 @@ mod tests {
             c(" "),
         ];
         assert_eq!(got, want);
+    }
+
+    /// The thread's bit set is clear again after each text: a text read
+    /// after others scores as it does first.
+    #[test]
+    fn each_text_is_judged_alone() {
+        let m = AuditModel::builtin();
+        let a =
+            "Ran `cargo test`: 42 passed, and the 2 GB file streams in 14 s.";
+        let first = m.logit(a);
+        m.logit("Let me explore the lib structure and other directories:");
+        m.logit(&"a long text without an audit ".repeat(500));
+        assert_eq!(m.logit(a), first);
     }
 
     /// The trainer's own logits for a sample of the cases it trained on:
