@@ -190,19 +190,15 @@ impl AuditMatcher {
         let Some(model) = model else {
             return found;
         };
-        if !model.audits(text, found.is_some()) {
-            return None;
-        }
         // On a text shorter than a sentence that reports a check
         // ("Changed again."), a few words decide the model's answer,
         // which is noise: only the grammar can pass one.
-        match found {
-            Some(found) => Some(found),
-            None if text.chars().count() >= MIN_LEARNED_CHARS => {
-                Some(PlainAudit::learned())
-            }
-            None => None,
+        if found.is_none() && text.chars().count() < MIN_LEARNED_CHARS {
+            return None;
         }
+        model
+            .audits(text, found.is_some())
+            .then(|| found.unwrap_or_else(PlainAudit::learned))
     }
 }
 
