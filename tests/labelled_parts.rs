@@ -421,20 +421,21 @@ fn audit_seen() -> Vec<&'static str> {
         .collect()
 }
 
-/// The audit gate's held-out parts, their misses never read: the test
-/// part the closing note of the twenty-first session reports. 97: one to
-/// three sentences, each check beside the same change told without one
-/// (near misses: "as far as I can tell", "I believe", "according to the
-/// ticket", "the screenshot in the PR shows", "should now", steps for the
-/// reviewer); 98: several paragraphs, whose last part is a test command to
-/// run, tests added and not run, code read instead of run, a reviewer's
-/// checklist, or "it should". 108 cases, written and committed (dab0acd)
-/// after the first run of 95 and 96 and before their misses were read;
-/// the only change before their first run was the learned judge retrained
-/// with 95 and 96 among its parts. First run: precision 0.958, recall
-/// 0.852 (46/2/8/52). The grammar alone on the same cases: 0.825 / 0.870
-/// (47/10/7/44); 97 0.786 / 0.917, 98 0.933 / 0.778. The first seed's
-/// regexes: 0.500 / 1.000.
+/// The audit gate's held-out part, its misses never read: the test part
+/// the closing note of the twenty-first session reports. One sentence to a
+/// few short paragraphs, each check beside the same change told without
+/// one (near misses: a hedge, a teammate's run, a plan, a design with its
+/// numbers, a command to run, a promise); 72 cases, written and committed
+/// (3a1e794) after the first run of 97 and 98 and before their misses were
+/// read; the only change before its first run was the learned judge
+/// retrained with 97 and 98 among its parts. First run: precision 1.000,
+/// recall 0.778 (28/0/8/36). The grammar alone on the same cases: 0.850 /
+/// 0.944 (34/6/2/30). The first seed's regexes: 0.500 / 0.972.
+///
+/// 97 and 98 (108 cases; one to three sentences, and several
+/// paragraphs), first run with the learned judge trained on the parts
+/// before them: 0.958 / 0.852 (46/2/8/52); the grammar alone 0.825 /
+/// 0.870 (47/10/7/44).
 ///
 /// 95 and 96 (144 cases; several sentences, and several paragraphs),
 /// first run with the learned judge trained on the parts before them:
@@ -463,10 +464,10 @@ fn audit_seen() -> Vec<&'static str> {
 /// 0.889 / 0.853; 83 and 84 pooled 0.831 / 0.653; 85 and 86 pooled 0.862
 /// / 0.737; 87 and 88 pooled 0.863 / 0.863; 89 and 90 pooled 0.798 /
 /// 0.973; 91 and 92 pooled 0.795 / 0.861; 93 and 94 pooled 0.811 /
-/// 0.833 (the grammar); 95 and 96 pooled 0.946 / 0.972 (the learned
-/// judge).
+/// 0.833 (the grammar); 95 and 96 pooled 0.946 / 0.972, 97 and 98 0.958
+/// / 0.852 (the learned judge).
 /// `benches/RESULTS.md` has them with their counts.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test97.tsv", "audit-test98.tsv"];
+const AUDIT_HELD_OUT: &[&str] = &["audit-test99.tsv"];
 
 /// The grammar alone (`audit.plain_judge = "grammar"`), the audit gate's
 /// judge until the twenty-first session: fitted to the seen parts round by
@@ -618,9 +619,9 @@ fn audit_gate_on_its_parts() {
 }
 
 /// The shipped gate's floor on the held-out parts (precision, recall):
-/// where the first run of 97 and 98 put it (0.958 / 0.852; 95 and 96
-/// gave 0.946 / 0.972), not a goal.
-const LEARNED_TEST_FLOOR: (f64, f64) = (0.95, 0.85);
+/// near where the first run of 99 put it (1.000 / 0.778; 97 and 98 gave
+/// 0.958 / 0.852, 95 and 96 0.946 / 0.972), not a goal.
+const LEARNED_TEST_FLOOR: (f64, f64) = (0.95, 0.75);
 
 #[test]
 fn hollow_gate_on_its_parts() {
