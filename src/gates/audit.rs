@@ -165,10 +165,7 @@ impl AuditMatcher {
         }
         // A bare hatch says the agent means to skip the audit: the
         // model, which never learnt from one, gets no say.
-        let judge = match hatch_spans.is_empty() {
-            true => self.model.as_ref(),
-            false => None,
-        };
+        let judge = self.model.as_ref().filter(|_| hatch_spans.is_empty());
         match self
             .plain_passes
             .then(|| self.plain_audit(text, judge))

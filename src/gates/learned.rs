@@ -165,18 +165,11 @@ impl Tokens {
     }
 }
 
-/// Push the hash of every feature of `text` onto `out`, duplicates and
-/// all. (The trainer reads the buckets through
+/// Call `out` with the hash of every feature of `text`, duplicates and
+/// all. The trainer reads the buckets through
 /// `internals::audit_feature_buckets`, this same code, so training and
-/// judging cannot hash differently.)
-#[cfg(test)]
-pub(crate) fn feature_hashes(text: &str, out: &mut Vec<u32>) {
-    each_feature(text, |h| out.push(h));
-}
-
-/// Call `f` with the hash of every feature of `text`, duplicates and all.
-fn each_feature(text: &str, mut f: impl FnMut(u32)) {
-    let out = &mut f;
+/// judging cannot hash differently.
+fn each_feature(text: &str, mut out: impl FnMut(u32)) {
     let tokens = Tokens::of(text);
     let n = tokens.spans.len();
     let mut starts: Vec<usize> = vec![];
@@ -319,7 +312,7 @@ mod tests {
     fn char_grams_are_hashed_incrementally() {
         // One word, "ab": padded " ab ", grams of 1 to 4 characters.
         let mut got = vec![];
-        feature_hashes("ab", &mut got);
+        each_feature("ab", |h| got.push(h));
         let c = |s: &str| fnv(fnv(FNV_OFFSET, b"c"), s.as_bytes());
         let want = vec![
             fnv(fnv(FNV_OFFSET, b"w"), b"ab"),

@@ -582,9 +582,12 @@ impl Gates {
                 facts.final_text,
                 plain,
             )
-            .then(|| match plain.is_learned() {
-                true => vec!["plain-language audit".to_string()],
-                false => vec![plain.lead.clone()],
+            .then(|| {
+                if plain.is_learned() {
+                    vec!["plain-language audit".to_string()]
+                } else {
+                    vec![plain.lead.clone()]
+                }
             }),
             AuditStatus::Absent | AuditStatus::Escape(_) => return None,
         };
