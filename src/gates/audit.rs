@@ -20,7 +20,7 @@
 use std::borrow::Cow;
 
 use super::lang;
-use super::learned::AuditModel;
+use super::learned::{AuditModel, Reading};
 use super::patterns::LazyKeywords;
 use super::plain::{PlainAudit, PlainAudits};
 use crate::config::{Config, PlainJudge};
@@ -178,24 +178,31 @@ impl AuditMatcher {
 
     /// The plain-language audit in a text without a marker: the grammar's
     /// lead, or the whole text when only the model finds the audit.
+    ///
+    /// The model is asked first: on most real texts it is sure there is
+    /// no audit, and the grammar, which costs more, is then not run.
     fn plain_audit(
         &self,
         text: &str,
         model: Option<&AuditModel>,
     ) -> Option<PlainAudit> {
-        let found = self.plain.find(text);
         let Some(model) = model else {
-            return found;
+            return self.plain.find(text);
         };
         // On a text shorter than a sentence that reports a check
         // ("Changed again."), a few words decide the model's answer,
         // which is noise: only the grammar can pass one.
-        if found.is_none() && text.chars().count() < MIN_LEARNED_CHARS {
-            return None;
+        if text.chars().count() < MIN_LEARNED_CHARS {
+            let found = self.plain.find(text)?;
+            return (model.read(text) != Reading::NoAudit).then_some(found);
         }
-        model
-            .audits(text, found.is_some())
-            .then(|| found.unwrap_or_else(PlainAudit::learned))
+        match model.read(text) {
+            Reading::Audit => Some(
+                self.plain.find(text).unwrap_or_else(PlainAudit::learned),
+            ),
+            Reading::GrammarDecides => self.plain.find(text),
+            Reading::NoAudit => None,
+        }
     }
 }
 

@@ -273,13 +273,30 @@ impl AuditModel {
         })
     }
 
-    /// Whether `text` audits in the model's judgment, given whether the
-    /// grammar reads an audit in it: the model overrules the grammar's yes
-    /// only when it is sure.
-    pub(crate) fn audits(&self, text: &str, grammar_says: bool) -> bool {
+    /// What the model makes of `text`: an audit, none, or a call it
+    /// leaves to the grammar.
+    pub(crate) fn read(&self, text: &str) -> Reading {
         let logit = self.logit(text);
-        logit < self.cut || (grammar_says && logit < self.grammar_cut)
+        if logit < self.cut {
+            Reading::Audit
+        } else if logit < self.grammar_cut {
+            Reading::GrammarDecides
+        } else {
+            Reading::NoAudit
+        }
     }
+}
+
+/// The model's answer about one text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// The text audits, whatever the grammar reads.
+    Audit,
+    /// The text audits only if the grammar reads an audit in it.
+    GrammarDecides,
+    /// The model is sure the text holds no audit: it overrules the
+    /// grammar, which need not be asked.
+    NoAudit,
 }
 
 #[cfg(test)]
