@@ -197,9 +197,9 @@ impl AuditMatcher {
             return (model.read(text) != Reading::NoAudit).then_some(found);
         }
         match model.read(text) {
-            Reading::Audit => Some(
-                self.plain.find(text).unwrap_or_else(PlainAudit::learned),
-            ),
+            Reading::Audit => {
+                Some(self.plain.find(text).unwrap_or_else(PlainAudit::learned))
+            }
             Reading::GrammarDecides => self.plain.find(text),
             Reading::NoAudit => None,
         }

@@ -48,36 +48,55 @@ thread_local! {
     /// A bit per bucket, all clear between texts: which buckets the text
     /// being read has touched. One per thread, so that a scan of many
     /// texts clears only the words it set instead of 32 KiB a text.
-    static SEEN: std::cell::RefCell<Vec<u64>> =
-        std::cell::RefCell::new(vec![0; BUCKETS / 64]);
+    static SEEN: std::cell::RefCell<Seen> =
+        std::cell::RefCell::new(Seen {
+            bits: vec![0; BUCKETS / 64].try_into().unwrap(),
+            buckets: vec![],
+        });
+}
+
+/// The thread's bit set, and the buckets set in it, kept for their
+/// memory.
+struct Seen {
+    /// A bit per bucket. Its length is a type's, so indexing it by a
+    /// bucket needs no bounds check.
+    bits: Box<[u64; BUCKETS / 64]>,
+    /// The buckets whose bits are set, in the order first touched.
+    buckets: Vec<u32>,
 }
 
 /// The buckets one text touches, marked in the thread's bit set, which
 /// is left clear again when this is dropped, even on a panic.
 struct Touched<'a> {
-    seen: &'a mut Vec<u64>,
-    buckets: Vec<u32>,
+    seen: &'a mut Seen,
 }
 
 impl Touched<'_> {
     /// Mark bucket `b`; whether this text touches it for the first time.
     #[inline]
     fn first(&mut self, b: usize) -> bool {
-        let (word, bit) = (b / 64, 1u64 << (b % 64));
-        if self.seen[word] & bit != 0 {
+        let (word, bit) = ((b / 64) % (BUCKETS / 64), 1u64 << (b % 64));
+        let bits = &mut self.seen.bits[word];
+        if *bits & bit != 0 {
             return false;
         }
-        self.seen[word] |= bit;
-        self.buckets.push(b as u32);
+        *bits |= bit;
+        self.seen.buckets.push(b as u32);
         true
+    }
+
+    /// How many buckets the text touched.
+    fn count(&self) -> usize {
+        self.seen.buckets.len()
     }
 }
 
 impl Drop for Touched<'_> {
     fn drop(&mut self) {
         // Every bit was clear before this text: clear its words.
-        for &b in &self.buckets {
-            self.seen[b as usize / 64] = 0;
+        let Seen { bits, buckets } = &mut *self.seen;
+        for b in buckets.drain(..) {
+            bits[(b as usize / 64) % (BUCKETS / 64)] = 0;
         }
     }
 }
@@ -100,13 +119,26 @@ const MAX_GRAM: usize = 4;
 
 /// Feed `bytes` to an FNV-1a hash.
 #[inline]
-fn fnv(mut h: u32, bytes: &[u8]) -> u32 {
-    for &b in bytes {
-        h ^= u32::from(b);
-        h = h.wrapping_mul(FNV_PRIME);
+const fn fnv(mut h: u32, bytes: &[u8]) -> u32 {
+    let mut i = 0;
+    while i < bytes.len() {
+        h = fnv_byte(h, bytes[i]);
+        i += 1;
     }
     h
 }
+
+/// Feed one byte to an FNV-1a hash.
+#[inline]
+const fn fnv_byte(h: u32, b: u8) -> u32 {
+    (h ^ b as u32).wrapping_mul(FNV_PRIME)
+}
+
+/// The hashes every word, word pair and character n-gram starts from:
+/// each kind of feature is hashed behind a letter of its own.
+const WORD: u32 = fnv(FNV_OFFSET, b"w");
+const PAIR: u32 = fnv(FNV_OFFSET, b"b");
+const GRAM: u32 = fnv(FNV_OFFSET, b"c");
 
 /// The words and symbols of a text, lowercased: runs of alphanumeric
 /// characters (and `_`) are words, and every other character that is not
@@ -172,31 +204,45 @@ impl Tokens {
 fn each_feature(text: &str, mut out: impl FnMut(u32)) {
     let tokens = Tokens::of(text);
     let n = tokens.spans.len();
+    // The word padded with a space on each side, and where each of its
+    // characters starts, the padding being the first and the last.
+    let mut padded: Vec<u8> = vec![];
     let mut starts: Vec<usize> = vec![];
     for i in 0..n {
-        let t = tokens.get(i);
-        out(fnv(fnv(FNV_OFFSET, b"w"), t.as_bytes()));
+        let t = tokens.get(i).as_bytes();
+        out(fnv(WORD, t));
         if i + 1 < n {
-            let h = fnv(fnv(FNV_OFFSET, b"b"), t.as_bytes());
-            out(fnv(fnv(h, b" "), tokens.get(i + 1).as_bytes()));
+            out(fnv(
+                fnv_byte(fnv(PAIR, t), b' '),
+                tokens.get(i + 1).as_bytes(),
+            ));
         }
-        // The word padded with a space on each side: where each of its
-        // characters starts, the padding being the first and the last.
-        starts.clear();
-        starts.extend(t.char_indices().map(|(at, _)| at));
-        starts.push(t.len());
-        let chars = starts.len() + 1;
-        let piece = |k: usize| -> &[u8] {
-            if k == 0 || k == chars - 1 {
-                b" "
-            } else {
-                &t.as_bytes()[starts[k - 1]..starts[k]]
+        padded.clear();
+        padded.push(b' ');
+        padded.extend_from_slice(t);
+        padded.push(b' ');
+        if t.is_ascii() {
+            // A character is a byte: the common case, without `starts`.
+            for first in 0..padded.len() {
+                let mut h = GRAM;
+                let end = padded.len().min(first + MAX_GRAM);
+                for &b in &padded[first..end] {
+                    h = fnv_byte(h, b);
+                    out(h);
+                }
             }
-        };
+            continue;
+        }
+        starts.clear();
+        starts.push(0);
+        starts.extend(tokens.get(i).char_indices().map(|(at, _)| at + 1));
+        starts.push(padded.len() - 1);
+        starts.push(padded.len());
+        let chars = starts.len() - 1;
         for first in 0..chars {
-            let mut h = fnv(FNV_OFFSET, b"c");
+            let mut h = GRAM;
             for last in first..chars.min(first + MAX_GRAM) {
-                h = fnv(h, piece(last));
+                h = fnv(h, &padded[starts[last]..starts[last + 1]]);
                 out(h);
             }
         }
@@ -228,7 +274,9 @@ pub(crate) struct AuditModel {
     cut: f32,
     /// Below this logit, a text the grammar reads as an audit stays one.
     grammar_cut: f32,
-    weights: &'static [u8],
+    /// A little-endian `i16` per bucket; its length is a type's, so a
+    /// bucket's weight is read without a bounds check.
+    weights: &'static [u8; 2 * BUCKETS],
 }
 
 impl AuditModel {
@@ -240,8 +288,8 @@ impl AuditModel {
         assert_eq!(&MODEL[..4], b"SGAM", "audit-model.bin: bad magic");
         let log2 = u32::from_le_bytes(MODEL[4..8].try_into().unwrap());
         assert_eq!(1usize << log2, BUCKETS, "audit-model.bin: bucket count");
-        let weights = &MODEL[HEADER..];
-        assert_eq!(weights.len(), 2 * BUCKETS, "audit-model.bin: length");
+        let weights =
+            MODEL[HEADER..].try_into().expect("audit-model.bin: length");
         AuditModel {
             bias: f(8),
             scale: f(12),
@@ -254,19 +302,20 @@ impl AuditModel {
     /// The model's logit that `text` holds no audit.
     pub(crate) fn logit(&self, text: &str) -> f32 {
         SEEN.with_borrow_mut(|seen| {
-            let mut touched = Touched { seen, buckets: vec![] };
+            let mut touched = Touched { seen };
             // Each bucket counts once: its bit tells the first touch.
             let mut sum = 0i64;
             each_feature(text, |h| {
                 let b = bucket(h);
                 if touched.first(b) {
+                    let at = 2 * b % (2 * BUCKETS);
                     sum += i64::from(i16::from_le_bytes([
-                        self.weights[2 * b],
-                        self.weights[2 * b + 1],
+                        self.weights[at],
+                        self.weights[at + 1],
                     ]));
                 }
             });
-            match touched.buckets.len() {
+            match touched.count() {
                 0 => self.bias,
                 n => self.bias + self.scale * sum as f32 / (n as f32).sqrt(),
             }
@@ -342,6 +391,21 @@ mod tests {
             c("ab "),
             c("b"),
             c("b "),
+            c(" "),
+        ];
+        assert_eq!(got, want);
+
+        // A character of several bytes is one step of a gram, as in the
+        // ASCII path: "é" padded is " é ", three characters.
+        let mut got = vec![];
+        each_feature("é", |h| got.push(h));
+        let want = vec![
+            fnv(fnv(FNV_OFFSET, b"w"), "é".as_bytes()),
+            c(" "),
+            c(" é"),
+            c(" é "),
+            c("é"),
+            c("é "),
             c(" "),
         ];
         assert_eq!(got, want);
