@@ -119,13 +119,8 @@ const MAX_GRAM: usize = 4;
 
 /// Feed `bytes` to an FNV-1a hash.
 #[inline]
-const fn fnv(mut h: u32, bytes: &[u8]) -> u32 {
-    let mut i = 0;
-    while i < bytes.len() {
-        h = fnv_byte(h, bytes[i]);
-        i += 1;
-    }
-    h
+fn fnv(h: u32, bytes: &[u8]) -> u32 {
+    bytes.iter().fold(h, |h, &b| fnv_byte(h, b))
 }
 
 /// Feed one byte to an FNV-1a hash.
@@ -136,16 +131,16 @@ const fn fnv_byte(h: u32, b: u8) -> u32 {
 
 /// The hashes every word, word pair and character n-gram starts from:
 /// each kind of feature is hashed behind a letter of its own.
-const WORD: u32 = fnv(FNV_OFFSET, b"w");
-const PAIR: u32 = fnv(FNV_OFFSET, b"b");
-const GRAM: u32 = fnv(FNV_OFFSET, b"c");
+const WORD: u32 = fnv_byte(FNV_OFFSET, b'w');
+const PAIR: u32 = fnv_byte(FNV_OFFSET, b'b');
+const GRAM: u32 = fnv_byte(FNV_OFFSET, b'c');
 
 /// The words and symbols of a text, lowercased: runs of alphanumeric
 /// characters (and `_`) are words, and every other character that is not
 /// white space is a token of its own.
 struct Tokens {
-    /// The tokens' text, back to back.
-    buf: String,
+    /// The tokens' text, back to back, in UTF-8.
+    buf: Vec<u8>,
     /// Each token's byte range in `buf`.
     spans: Vec<std::ops::Range<usize>>,
 }
@@ -153,18 +148,29 @@ struct Tokens {
 impl Tokens {
     fn of(text: &str) -> Tokens {
         let mut tokens =
-            Tokens { buf: String::with_capacity(text.len()), spans: vec![] };
+            Tokens { buf: Vec::with_capacity(text.len()), spans: vec![] };
         let mut word_start: Option<usize> = None;
-        for c in text.chars() {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while let Some(&b) = bytes.get(i) {
             // ASCII needs no tables: the same answers, cheaper.
-            if c.is_ascii() {
-                let c = c.to_ascii_lowercase();
-                let word = c.is_ascii_alphanumeric() || c == '_';
-                tokens.push(c, word, &mut word_start);
-            } else {
-                for c in c.to_lowercase() {
-                    tokens.push(c, c.is_alphanumeric(), &mut word_start);
-                }
+            if b.is_ascii() {
+                let c = b.to_ascii_lowercase();
+                let word = c.is_ascii_alphanumeric() || c == b'_';
+                tokens.push(char::from(c), word, &mut word_start);
+                i += 1;
+                continue;
+            }
+            let Some(c) = text.get(i..).and_then(|r| r.chars().next()) else {
+                break;
+            };
+            i += c.len_utf8();
+            if is_caseless_letter(c) {
+                tokens.push(c, true, &mut word_start);
+                continue;
+            }
+            for c in c.to_lowercase() {
+                tokens.push(c, c.is_alphanumeric(), &mut word_start);
             }
         }
         if let Some(start) = word_start {
@@ -175,11 +181,11 @@ impl Tokens {
 
     /// Add one lowercased character: to the word under way, or as a
     /// token of its own unless it is white space.
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, c: char, word: bool, word_start: &mut Option<usize>) {
         if word {
             word_start.get_or_insert(self.buf.len());
-            self.buf.push(c);
+            self.put(c);
             return;
         }
         if let Some(start) = word_start.take() {
@@ -187,20 +193,47 @@ impl Tokens {
         }
         if !c.is_whitespace() {
             let start = self.buf.len();
-            self.buf.push(c);
+            self.put(c);
             self.spans.push(start..self.buf.len());
         }
     }
 
-    fn get(&self, i: usize) -> &str {
+    /// Append `c`'s UTF-8 bytes.
+    #[inline(always)]
+    fn put(&mut self, c: char) {
+        if c.is_ascii() {
+            self.buf.push(c as u8);
+        } else {
+            self.buf.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        }
+    }
+
+    /// Token `i`'s bytes: whole characters of UTF-8.
+    fn get(&self, i: usize) -> &[u8] {
         &self.buf[self.spans[i].clone()]
     }
+}
+
+/// Whether `c` is in a block of letters that have no case: kana, the CJK
+/// ideographs and the Hangul syllables, nearly every character of a
+/// Japanese or Korean text. For them, `char::is_alphanumeric` is true and
+/// `char::to_lowercase` gives the character back (a test checks every
+/// one), so their Unicode tables need not be searched.
+#[inline]
+fn is_caseless_letter(c: char) -> bool {
+    matches!(c,
+        '\u{3041}'..='\u{3096}'   // hiragana
+        | '\u{30A1}'..='\u{30FA}' // katakana
+        | '\u{4E00}'..='\u{9FFF}' // CJK unified ideographs
+        | '\u{AC00}'..='\u{D7A3}' // Hangul syllables
+    )
 }
 
 /// Call `out` with the hash of every feature of `text`, duplicates and
 /// all. The trainer reads the buckets through
 /// `internals::audit_feature_buckets`, this same code, so training and
 /// judging cannot hash differently.
+#[inline(always)]
 fn each_feature(text: &str, mut out: impl FnMut(u32)) {
     let tokens = Tokens::of(text);
     let n = tokens.spans.len();
@@ -209,13 +242,10 @@ fn each_feature(text: &str, mut out: impl FnMut(u32)) {
     let mut padded: Vec<u8> = vec![];
     let mut starts: Vec<usize> = vec![];
     for i in 0..n {
-        let t = tokens.get(i).as_bytes();
+        let t = tokens.get(i);
         out(fnv(WORD, t));
         if i + 1 < n {
-            out(fnv(
-                fnv_byte(fnv(PAIR, t), b' '),
-                tokens.get(i + 1).as_bytes(),
-            ));
+            out(fnv(fnv_byte(fnv(PAIR, t), b' '), tokens.get(i + 1)));
         }
         padded.clear();
         padded.push(b' ');
@@ -235,7 +265,11 @@ fn each_feature(text: &str, mut out: impl FnMut(u32)) {
         }
         starts.clear();
         starts.push(0);
-        starts.extend(tokens.get(i).char_indices().map(|(at, _)| at + 1));
+        // Where each character of the word starts: at each byte that is
+        // not a UTF-8 continuation byte.
+        starts.extend(
+            (0..t.len()).filter(|&at| t[at] & 0xC0 != 0x80).map(|at| at + 1),
+        );
         starts.push(padded.len() - 1);
         starts.push(padded.len());
         let chars = starts.len() - 1;
@@ -355,7 +389,9 @@ mod tests {
     #[test]
     fn tokens_split_words_and_symbols() {
         let t = Tokens::of("Ran `cargo test` → 14 passed; 確認しました。");
-        let got: Vec<&str> = (0..t.spans.len()).map(|i| t.get(i)).collect();
+        let got: Vec<&str> = (0..t.spans.len())
+            .map(|i| std::str::from_utf8(t.get(i)).unwrap())
+            .collect();
         assert_eq!(
             got,
             [
@@ -372,6 +408,20 @@ mod tests {
                 "。"
             ]
         );
+    }
+
+    /// The letters read without Unicode's tables are what the tables say.
+    #[test]
+    fn caseless_letters_are_letters_without_case() {
+        let mut n = 0;
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            if is_caseless_letter(c) {
+                assert!(c.is_alphanumeric(), "{c:?}");
+                assert!(c.to_lowercase().eq([c]), "{c:?}");
+                n += 1;
+            }
+        }
+        assert!(n > 30_000, "{n}");
     }
 
     #[test]
