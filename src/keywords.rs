@@ -121,6 +121,20 @@ struct OneShot {
     index: PairIndex,
     builder: KeywordSetBuilder,
     fallback: std::sync::OnceLock<Option<AhoCorasick>>,
+    /// The bytes searched so far, for an
+    /// [`adaptive`](KeywordSetBuilder::adaptive) set.
+    spent: Spent,
+}
+
+/// The bytes an adaptive one-shot set has searched, over every text and
+/// thread.
+#[derive(Debug, Default)]
+struct Spent(std::sync::atomic::AtomicUsize);
+
+impl Clone for Spent {
+    fn clone(&self) -> Spent {
+        Spent(self.0.load(std::sync::atomic::Ordering::Relaxed).into())
+    }
 }
 
 /// The keywords of a one-shot set as searched (ASCII-folded when the set
@@ -325,6 +339,20 @@ impl OneShot {
         out
     }
 
+    /// Whether an adaptive set has searched enough, a text of `len` bytes
+    /// included, that its automaton pays: more than a long text's worth.
+    fn worn(&self, len: usize) -> bool {
+        if !self.builder.adaptive {
+            return false;
+        }
+        if self.fallback.get().is_some() {
+            return true;
+        }
+        let before =
+            self.spent.0.fetch_add(len, std::sync::atomic::Ordering::Relaxed);
+        before.saturating_add(len) > ONE_SHOT_MAX_TEXT
+    }
+
     /// The automaton for a long text; `None` if it cannot be built (a
     /// size limit), and the text is then searched keyword by keyword.
     fn automaton(&self, keywords: &[String]) -> Option<&AhoCorasick> {
@@ -384,7 +412,9 @@ impl KeywordSet {
     fn automaton_for(&self, text: &str) -> Option<&AhoCorasick> {
         match &self.matcher {
             Matcher::Automaton(a) => Some(a),
-            Matcher::OneShot(o) if text.len() > ONE_SHOT_MAX_TEXT => {
+            Matcher::OneShot(o)
+                if text.len() > ONE_SHOT_MAX_TEXT || o.worn(text.len()) =>
+            {
                 o.automaton(&self.keywords)
             }
             Matcher::OneShot(_) => None,
@@ -422,11 +452,12 @@ impl KeywordSet {
     }
 
     /// Every occurrence of every keyword in `text`, overlapping ones
-    /// included. A set not built
-    /// [`overlapping`](KeywordSetBuilder::overlapping) gives its
+    /// included, in order of start, then end, then keyword: the same
+    /// list whether an automaton or the one-shot index found them. A set
+    /// not built [`overlapping`](KeywordSetBuilder::overlapping) gives its
     /// non-overlapping leftmost-first matches instead.
     pub fn find_overlapping(&self, text: &str) -> Vec<KeywordMatch> {
-        match (&self.matcher, self.automaton_for(text)) {
+        let mut out = match (&self.matcher, self.automaton_for(text)) {
             (_, Some(a)) => match a.try_find_overlapping_iter(text) {
                 Ok(it) => it.map(KeywordMatch::from).collect(),
                 Err(_) => self.find_iter(text).collect(),
@@ -436,7 +467,9 @@ impl KeywordSet {
             }
             (Matcher::OneShot(o), None) => o.leftmost_first(text),
             (Matcher::Automaton(_), None) => unreachable!(),
-        }
+        };
+        out.sort_unstable_by_key(|m| (m.start, m.end, m.keyword));
+        out
     }
 
     /// The distinct keywords that occur in `text`, in the order of their
@@ -520,6 +553,7 @@ pub struct KeywordSetBuilder {
     no_prefilter: bool,
     overlapping: bool,
     one_shot: bool,
+    adaptive: bool,
 }
 
 impl KeywordSetBuilder {
@@ -582,6 +616,18 @@ impl KeywordSetBuilder {
         self
     }
 
+    /// With [`one_shot`](KeywordSetBuilder::one_shot): build the automaton
+    /// (with this builder's options) once the set has searched more than
+    /// 64 KiB of text in all, over every text and thread, and search with
+    /// it from then on (off by default). An archive scan's set may search
+    /// two texts or two million: the first kind never pays for an
+    /// automaton, the second pays once, and each finds what the other
+    /// does.
+    pub fn adaptive(&mut self, yes: bool) -> &mut KeywordSetBuilder {
+        self.adaptive = yes;
+        self
+    }
+
     /// Build a set from `keywords`. The builder can be reused.
     ///
     /// # Errors
@@ -606,6 +652,7 @@ impl KeywordSetBuilder {
                 fold,
                 builder: self.clone(),
                 fallback: std::sync::OnceLock::new(),
+                spent: Spent::default(),
             })
         });
         // A set too big for the index gets the automaton.
@@ -761,5 +808,58 @@ mod tests {
             .unwrap();
         let text = format!("{}NEEDLE", "x".repeat(ONE_SHOT_MAX_TEXT));
         assert_eq!(set.find(&text).unwrap().start(), ONE_SHOT_MAX_TEXT);
+    }
+
+    /// An adaptive set searches short texts keyword by keyword until it
+    /// has searched a long text's worth, then with its automaton; the
+    /// answers do not change.
+    #[test]
+    fn an_adaptive_set_builds_its_automaton_once_it_pays() {
+        let words = ["edge case", "edge cases", "race", "監査", "e"];
+        let set = |adaptive: bool, overlapping: bool| {
+            KeywordSet::builder()
+                .ascii_case_insensitive(true)
+                .one_shot(true)
+                .adaptive(adaptive)
+                .dfa(adaptive)
+                .overlapping(overlapping)
+                .build(words)
+                .unwrap()
+        };
+        let text = "Edge cases: a RACE on 監査 ".repeat(40);
+        for overlapping in [false, true] {
+            let (plain, adaptive) =
+                (set(false, overlapping), set(true, overlapping));
+            let Matcher::OneShot(o) = &adaptive.matcher else { panic!() };
+            // Before each search, the automaton is built exactly when the
+            // searches before went past a long text's worth.
+            let mut searched = 0;
+            let mut check = |searched: &mut usize| {
+                let built = o.fallback.get().is_some();
+                assert_eq!(built, *searched > ONE_SHOT_MAX_TEXT, "{searched}");
+                *searched += text.len();
+            };
+            while searched <= ONE_SHOT_MAX_TEXT + text.len() {
+                check(&mut searched);
+                assert_eq!(
+                    adaptive.find_overlapping(&text),
+                    plain.find_overlapping(&text)
+                );
+                // An overlapping set is searched with `find_overlapping`
+                // only: its automaton's `find_iter` reports matches as
+                // they end, not leftmost-first.
+                if !overlapping {
+                    check(&mut searched);
+                    assert_eq!(
+                        adaptive.find_iter(&text).collect::<Vec<_>>(),
+                        plain.find_iter(&text).collect::<Vec<_>>()
+                    );
+                }
+                check(&mut searched);
+                assert_eq!(adaptive.is_match(&text), plain.is_match(&text));
+            }
+            let Matcher::OneShot(p) = &plain.matcher else { panic!() };
+            assert!(p.fallback.get().is_none());
+        }
     }
 }
