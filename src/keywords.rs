@@ -834,7 +834,7 @@ mod tests {
             // Before each search, the automaton is built exactly when the
             // searches before went past a long text's worth.
             let mut searched = 0;
-            let mut check = |searched: &mut usize| {
+            let check = |searched: &mut usize| {
                 let built = o.fallback.get().is_some();
                 assert_eq!(built, *searched > ONE_SHOT_MAX_TEXT, "{searched}");
                 *searched += text.len();
