@@ -4,6 +4,9 @@
 #
 #   benches/scan_real.sh                  # a 1 GB archive, 3 rounds
 #   SIZE_MB=256 ROUNDS=2 benches/scan_real.sh
+#   BASE=/path/to/old/stopgate benches/scan_real.sh
+#                                         # and an older build's one-thread
+#                                         # scan in the same runs
 #
 # The archive is ../shared/corpus/ (real Claude Code sessions, and the
 # Codex CLI and Gemini CLI captures) copied into numbered folders under
@@ -59,13 +62,17 @@ find "$dir" -name '*.jsonl' -print0 | xargs -0 cat > /dev/null   # page cache
 work=$PWD/target/stopgate-bench/scan-real
 mkdir -p "$work"
 rounds=()
+base=()
+if [ -n "${BASE:-}" ]; then
+    base=("$BASE scan --no-progress --threads 1 $dir")
+fi
 for ((r = 0; r < ROUNDS; r++)); do
     hyperfine -N --warmup 1 --runs "$RUNS" --style none \
         --export-json "$work/round-$r.json" \
         "$bin scan --no-progress --threads 1 $dir" \
         "$bin scan --no-progress --threads 2 $dir" \
         "rg -j1 -c -g *.jsonl '\"type\":\"assistant\"' $dir" \
-        "$naive $dir" >/dev/null
+        "$naive $dir" "${base[@]}" >/dev/null
     rounds+=("$work/round-$r.json")
 done
 
@@ -75,13 +82,21 @@ files, b = int(sys.argv[1]), int(sys.argv[2])
 rounds = [[r["median"] for r in json.load(open(f))["results"]] for f in sys.argv[3:]]
 print("archive: %d files, %.2f GB of .jsonl, page-cached" % (files, b / 1e9))
 print("medians (s) per round: scan 1 thread, scan 2 threads, rg -j1, naive")
-for t1, t2, rg, naive in rounds:
-    print("  %.3f  %.3f  %.3f  %.3f   (scan %.2f GB/s)" % (t1, t2, rg, naive, b / t1 / 1e9))
-for label, f in [
-    ("scan 1 thread / rg -j1, as rates (>= 0.5)", lambda t1, t2, rg, n: rg / t1),
-    ("naive / scan, 1 thread               (>= 10)", lambda t1, t2, rg, n: n / t1),
-    ("scan 1 thread / 2 threads            (>= 1.8)", lambda t1, t2, rg, n: t1 / t2),
-]:
+for t1, t2, rg, naive, *old in rounds:
+    print("  %.3f  %.3f  %.3f  %.3f   (scan %.2f GB/s)%s" % (
+        t1, t2, rg, naive, b / t1 / 1e9,
+        "   BASE 1 thread %.3f" % old[0] if old else ""))
+ratios = [
+    ("scan 1 thread / rg -j1, as rates (>= 0.5)", lambda t1, t2, rg, n, *o: rg / t1),
+    ("naive / scan, 1 thread               (>= 10)", lambda t1, t2, rg, n, *o: n / t1),
+    ("scan 1 thread / 2 threads            (>= 1.8)", lambda t1, t2, rg, n, *o: t1 / t2),
+]
+if len(rounds[0]) > 4:
+    ratios += [
+        ("BASE 1 thread / rg -j1, as rates", lambda t1, t2, rg, n, o: rg / o),
+        ("scan 1 thread / BASE 1 thread", lambda t1, t2, rg, n, o: t1 / o),
+    ]
+for label, f in ratios:
     xs = [f(*r) for r in rounds]
     print("%s  %.2f  [%.2f, %.2f]" % (label, statistics.median(xs), min(xs), max(xs)))
 PY

@@ -362,9 +362,10 @@ impl Gates {
         Gates::build(config, false)
     }
 
-    /// Like [`Gates::new`], but compiled for judging many turns, as an
-    /// archive scan does: slower to build (about a millisecond more), and
-    /// several times faster per turn.
+    /// Like [`Gates::new`], but for judging many turns, as an archive scan
+    /// does: each keyword set starts as cheap to build as a hook's, and
+    /// builds its DFA once it has searched enough text that the DFA pays
+    /// ([`KeywordSetBuilder::adaptive`](crate::KeywordSetBuilder::adaptive)).
     ///
     /// # Errors
     ///
