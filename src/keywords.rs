@@ -108,7 +108,8 @@ enum Matcher {
     /// The keywords indexed by their first three bytes ([`PairIndex`]), for
     /// a set that searches one short text: next to nothing to build, which
     /// is most of the cost when the text is a few KB. A long text still
-    /// gets the automaton, built on first need.
+    /// gets the automaton, built on first need, and so does every text an
+    /// adaptive set searches once it has searched a long text's worth.
     OneShot(Box<OneShot>),
 }
 
@@ -173,7 +174,8 @@ impl Needles {
 }
 
 /// The longest text a one-shot set searches keyword by keyword; a longer
-/// one gets the automaton.
+/// one gets the automaton. Also how much an adaptive set searches, in
+/// all, before it builds its automaton.
 const ONE_SHOT_MAX_TEXT: usize = 64 << 10;
 
 /// How many buckets [`PairIndex`] hashes a keyword's first three bytes
