@@ -192,7 +192,8 @@ impl AuditMatcher {
         // On a text shorter than a sentence that reports a check
         // ("Changed again."), a few words decide the model's answer,
         // which is noise: only the grammar can pass one.
-        if text.chars().count() < MIN_LEARNED_CHARS {
+        // (Counted only as far as the bound: a long text is not walked.)
+        if text.chars().nth(MIN_LEARNED_CHARS - 1).is_none() {
             let found = self.plain.find(text)?;
             return (model.read(text) != Reading::NoAudit).then_some(found);
         }
