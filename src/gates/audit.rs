@@ -201,7 +201,9 @@ impl AuditMatcher {
             Reading::Audit => {
                 Some(self.plain.find(text).unwrap_or_else(PlainAudit::learned))
             }
-            Reading::GrammarDecides => self.plain.find(text),
+            // In the model's doubt, the grammar's shapes of an outcome are
+            // not enough: a design told with its numbers has them too.
+            Reading::GrammarDecides => self.plain.find_told(text),
             Reading::NoAudit => None,
         }
     }

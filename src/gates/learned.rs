@@ -35,7 +35,12 @@
 //! The grammar's reading is evidence, not ignored: the model overrules an
 //! audit the grammar reads only above a second, higher threshold, and
 //! alone passes only texts of a sentence or more (see
-//! [`AuditMatcher`](super::AuditMatcher)).
+//! [`AuditMatcher`](super::AuditMatcher)). Between the two thresholds,
+//! where the model doubts, only a check the grammar finds told outright
+//! passes (a statement or an act of checking, a run or a table shown):
+//! its shapes of an outcome ("…are refused with a 413", "すると…されま
+//! す") are what a design told with its numbers has too, and on fresh
+//! parts they passed far more such designs than audits.
 //!
 //! The model is data, not code: `audit-model.bin` is written by the
 //! trainer and read here at compile time. Its layout is a 24-byte header
@@ -375,7 +380,8 @@ impl AuditModel {
 pub(crate) enum Reading {
     /// The text audits, whatever the grammar reads.
     Audit,
-    /// The text audits only if the grammar reads an audit in it.
+    /// The text audits only if the grammar finds a check told outright
+    /// in it ([`Grounds::Told`](super::plain::Grounds::Told)).
     GrammarDecides,
     /// The model is sure the text holds no audit: it overrules the
     /// grammar, which need not be asked.

@@ -70,7 +70,7 @@ use super::lang::{LangTable, PlainTable};
 use super::patterns::LazyKeywords;
 use super::plain::{
     clauses, closes_with_ss, ends_in_past, is_question, next_sentence_at,
-    paragraph, PlainAudit, PlainAudits,
+    paragraph, Grounds, PlainAudit, PlainAudits,
 };
 use super::sentence::{
     floor_boundary, inside_quotation, is_word_at, quotation_at,
@@ -199,21 +199,26 @@ impl Outcomes {
         })
     }
 
-    /// The first audit told by its outcome in `text`, if it holds one.
+    /// The first audit told by its outcome in `text`, if it holds one;
+    /// on [`Grounds::Told`], only a run or a table shown.
     pub(crate) fn find(
         &self,
         text: &str,
         plain: &PlainAudits,
+        grounds: Grounds,
     ) -> Option<PlainAudit> {
+        let shown =
+            || shown::find(text, &self.shown, |s| self.unsure_statement(s));
+        if grounds == Grounds::Told {
+            return shown();
+        }
         let hits = self.hits(text);
         self.find_topic(text, &hits, plain)
             .or_else(|| self.find_measure(text, &hits))
             .or_else(|| self.find_try(text, &hits, plain))
             .or_else(|| self.find_contrast(text, &hits, plain))
             .or_else(|| self.find_pairs(text, &hits, plain))
-            .or_else(|| {
-                shown::find(text, &self.shown, |s| self.unsure_statement(s))
-            })
+            .or_else(shown)
     }
 
     /// Whether `statement` is an expectation, a plan or advice ("should

@@ -89,6 +89,23 @@ pub struct PlainAudit {
     pub(crate) span: std::ops::Range<usize>,
 }
 
+/// What a reading of the grammar may rest on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Grounds {
+    /// Every form: besides what [`Grounds::Told`] reads, the shapes of a
+    /// check's outcome in [`outcome`](super::outcome) (a try and what came
+    /// of it, a measurement, a contrast of then and now, a topic heading
+    /// with a finding, a case beside its result).
+    Any,
+    /// Only a check told outright: a statement or an act of checking
+    /// ("Verified …", "Ran …", "確認しました"), or a run or a table of
+    /// results [`shown`](super::shown). A design described with its
+    /// numbers has the shapes of an outcome ("Uploads over 25 MB are
+    /// refused with a 413", "アーカイブすると…復元されます"), so those
+    /// alone do not tell a check when the learned judge doubts one.
+    Told,
+}
+
 impl PlainAudit {
     /// An audit that only the learned model found: no lead, no referent,
     /// and the empty span at the text's start.
@@ -241,6 +258,17 @@ impl PlainAudits {
 
     /// The first plain-language audit in `text`, if it holds one.
     pub(crate) fn find(&self, text: &str) -> Option<PlainAudit> {
+        self.find_on(text, Grounds::Any)
+    }
+
+    /// The first plain-language audit in `text` that is told outright: a
+    /// statement or an act of checking, or a run or a table shown, but
+    /// not a shape of an outcome alone (see [`Grounds::Told`]).
+    pub(crate) fn find_told(&self, text: &str) -> Option<PlainAudit> {
+        self.find_on(text, Grounds::Told)
+    }
+
+    fn find_on(&self, text: &str, grounds: Grounds) -> Option<PlainAudit> {
         let leads = self.leads.get();
         for m in leads.find_iter(text) {
             // A conditional heading ("죽지 않으면:", "繋がらないとき：")
@@ -374,7 +402,7 @@ impl PlainAudits {
                 });
             }
         }
-        self.find_act(text).or_else(|| self.outcomes.find(text, self))
+        self.find_act(text).or_else(|| self.outcomes.find(text, self, grounds))
     }
 
     /// The start of `s` up to its paragraph's end, or to the first
@@ -1261,6 +1289,30 @@ pub(super) mod tests {
         }
         for t in no {
             assert_eq!(p.find(t), None, "{t}");
+        }
+    }
+
+    #[test]
+    fn told_grounds_leave_out_the_shapes_of_an_outcome() {
+        let p = audits();
+        // Checks told outright: a statement, an act, a run shown.
+        for t in [
+            "Fixed the race. Risks I checked: two writers … now serialize on a lock; cargo test passes.",
+            "Ran `cargo test`: 14 passed, 0 failed.",
+            "確認しました。空のファイルは 400 で拒否されます。",
+            "Done.\n\n```\n$ report --json | jq '.total'\n48210.37\n```",
+        ] {
+            assert!(p.find_told(t).is_some(), "{t}");
+            assert_eq!(p.find_told(t), p.find(t), "{t}");
+        }
+        // Designs told with their numbers: the shapes of a try and what
+        // came of it, which only the learned judge's confidence may pass.
+        for t in [
+            "プロジェクトをアーカイブすると 10 秒間「元に戻す」付きのトーストが出て、戻すとプロジェクトとタスクが復元されます。",
+            "프로젝트를 보관하면 10초 동안 \"실행 취소\"가 있는 토스트가 뜨고, 취소하면 프로젝트와 작업이 복원됩니다.",
+        ] {
+            assert!(p.find(t).is_some(), "{t}");
+            assert_eq!(p.find_told(t), None, "{t}");
         }
     }
 
