@@ -422,17 +422,25 @@ fn audit_seen() -> Vec<&'static str> {
 }
 
 /// The audit gate's held-out part: the test part the closing note of the
-/// twenty-third session reports. 104: one sentence to a few, each check
+/// twenty-third session reports. 105: one sentence to a few, each check
 /// beside the same change told without one (near misses: a hedge, a
 /// teammate's run, a design with its numbers, a command to run, a
-/// promise); 72 cases, written and committed after 103's first run and
-/// after its misses were read, before the judge was retrained on 103; the
-/// only change to the gate's verdicts before its first run was that
-/// retraining. First run: precision 1.000, recall 0.861 (31/0/5/36); the
-/// five misses are designs told with their numbers, four of them read by
-/// the grammar's shapes of a try ("アーカイブすると…", "보관하면…"). The
-/// grammar alone on the same cases: 0.909 / 0.833 (30/3/6/33). The first
+/// promise); 72 cases, written and committed after 104's first run, after
+/// its misses were read and after the rule for the judge's doubt changed
+/// (`Grounds::Told`, chosen on the seen parts 89 to 104), before the judge
+/// was retrained on 104; the only change to the gate's verdicts between
+/// its writing and its first run was that retraining. First run:
+/// precision 1.000, recall 0.944 (34/0/2/36). The rule before
+/// `Grounds::Told`, with the same model, on the same cases: 1.000 / 0.889
+/// (32/0/4/36). The grammar alone: 0.865 / 0.889 (32/5/4/31). The first
 /// seed's regexes: 0.500 / 1.000.
+///
+/// 104 (72 cases, the same shapes), first run with the learned judge
+/// trained on the parts before it and the rule before `Grounds::Told`:
+/// 1.000 / 0.861 (31/0/5/36), the five misses designs told with their
+/// numbers, four of them read by the grammar's shapes of a try
+/// ("アーカイブすると…", "보관하면…"); the grammar alone 0.909 / 0.833
+/// (30/3/6/33).
 ///
 /// 103 (72 cases, the same shapes; several of its topics repeat ones of 99
 /// to 101), first run with the learned judge trained on the parts before
@@ -490,7 +498,7 @@ fn audit_seen() -> Vec<&'static str> {
 /// 0.833 (the grammar); 95 and 96 pooled 0.946 / 0.972, 97 and 98 0.958
 /// / 0.852 (the learned judge).
 /// `benches/RESULTS.md` has them with their counts.
-const AUDIT_HELD_OUT: &[&str] = &["audit-test104.tsv"];
+const AUDIT_HELD_OUT: &[&str] = &["audit-test105.tsv"];
 
 /// The grammar alone (`audit.plain_judge = "grammar"`), the audit gate's
 /// judge until the twenty-first session: fitted to the seen parts round by
@@ -605,8 +613,11 @@ fn audit_gate_on_its_parts() {
     audit_summaries_and_corpus("audit", &Gates::new(&config).unwrap());
     // Where the gate stood when the learned judge was built (see
     // AUDIT_HELD_OUT): floors, not goals. The seen parts' figure is the
-    // model's fit.
-    assert_bounds("audit seen", &f.tune, 0.98, 0.98);
+    // model's fit. Its precision floor moved from 0.98 to 0.97 with
+    // `Grounds::Told` (0.991 -> 0.978 on 108 parts): the audits of the
+    // older parts that the model doubts and only the grammar's shapes of
+    // an outcome read, which the grammar was fitted to, are blocked.
+    assert_bounds("audit seen", &f.tune, 0.97, 0.98);
     assert_bounds(
         "audit test",
         &f.test,
