@@ -187,6 +187,8 @@ pub(crate) struct PlainAudits {
     /// Others whose check an act may tell, lowercased: see
     /// [`PlainTable::parties`](super::lang::PlainTable::parties).
     parties: Vec<&'static str>,
+    person_subjects: Vec<&'static str>,
+    openers: Vec<&'static str>,
     /// Audits told by their outcome: see [`outcome`](super::outcome).
     outcomes: Outcomes,
 }
@@ -250,6 +252,8 @@ impl PlainAudits {
             summaries: collect(|t| t.plain.summaries).collect(),
             sources: collect(|t| t.plain.sources).collect(),
             parties: collect(|t| t.plain.parties).collect(),
+            person_subjects: collect(|t| t.plain.person_subjects).collect(),
+            openers: collect(|t| t.plain.openers).collect(),
             look_verbs: collect(|t| t.plain.look_verbs).collect(),
             code_nouns: collect(|t| t.plain.code_nouns).collect(),
             outcomes: Outcomes::new(tables, dfa)?,
@@ -618,11 +622,44 @@ impl PlainAudits {
             .any(|span| self.by_other(sentence, span))
     }
 
+    /// Whether a person other than the agent is named as the subject of
+    /// the act at `at`: a name with an honorific and a particle earlier in
+    /// its sentence ("요나스 님이 …", "マルタさんが …"), or a capitalised
+    /// English word right before it that opens no sentence on its own
+    /// ("Jonas tried it", not "Then tried it" or "I tried it").
+    fn person_before(&self, text: &str, at: usize) -> bool {
+        let (start, _) = sentence_bounds_within(text, at, CLAUSE_WITHIN);
+        let lead_in = &text[start..at];
+        if self.person_subjects.iter().any(|p| lead_in.contains(p)) {
+            return true;
+        }
+        let Some(word) = lead_in
+            .strip_suffix(' ')
+            .and_then(|b| b.rsplit([' ', '\n', '(', '"']).next())
+        else {
+            return false;
+        };
+        // Only an English act has its subject right before it.
+        let english = lead_in.is_ascii()
+            && text[at..].starts_with(|c: char| c.is_ascii_alphabetic());
+        let mut chars = word.chars();
+        english
+            && chars.next().is_some_and(|c| c.is_ascii_uppercase())
+            && word.len() >= 2
+            && chars.all(|c| c.is_ascii_lowercase())
+            // "Partially checked", "Carefully went through": adverbs.
+            && !word.ends_with("ly")
+            && !self.openers.iter().any(|o| word.eq_ignore_ascii_case(o))
+    }
+
     /// Whether the act at `span` is another's: a party joined to it by a
     /// particle before it ("法務に確認済み", "법무팀이 확인했습니다"), named
     /// as its subject ("legal confirmed"), or after it in its clause
     /// ("confirmed with legal", "checked the window with legal").
     fn by_other(&self, text: &str, span: std::ops::Range<usize>) -> bool {
+        if self.person_before(text, span.start) {
+            return true;
+        }
         const PARTICLES: &[&str] =
             &["에서", "에게", "に", "が", "の", "で", "이", "가", "에", "의"];
         let before = text[..span.start].trim_end();
@@ -1526,8 +1563,18 @@ pub(super) mod tests {
             "Export is faster: 41 s before, 6 s now (timed 5 runs).",
             "**Testing**\n- Imported an empty CSV → \"No rows\" and nothing \
              created",
+            "Then tried it with two browsers: the stock came back after 15 \
+             minutes.",
+            "Partially checked: the migration ran on a staging snapshot in 4 \
+             min.",
         ];
         let no = [
+            "Holds expire after 15 minutes. Jonas tried it with two browsers \
+             and the stock came back.",
+            "홀드는 15분 뒤 풀립니다. 요나스 님이 브라우저 두 개로 해 봤는데 \
+             재고가 돌아왔다고 합니다.",
+            "確保は 15 分で切れます。マルタさんが 2 つのブラウザで試して、在庫が\
+             戻ったそうです。",
             "보존 기간: 정리 작업이 90일 넘은 로그를 지웁니다. 90일은 법무팀이 \
              확인했습니다.",
             "保存期間: 整理ジョブが 90 日より古いログを消します。90 日は法務に\

@@ -1323,6 +1323,15 @@ pub const TABLE: LangTable = LangTable {
             "上長",
             "デザイナー",
         ],
+        person_subjects: &[
+            "さんが",
+            "さんは",
+            "さんも",
+            "さんの方で",
+            "くんが",
+            "氏が",
+        ],
+        openers: &[],
         sources: &[
             "ご要望どおり",
             "ご要望通り",

@@ -1054,6 +1054,8 @@ pub const TABLE: LangTable = LangTable {
             "디자이너",
             "기획팀",
         ],
+        person_subjects: &["님이", "님은", "님도", "님께서"],
+        openers: &[],
         sources: &[
             "요청하신 대로",
             "말씀하신 대로",

@@ -194,6 +194,17 @@ pub struct PlainTable {
     /// particle or preposition ("法務に確認済み", "법무팀이 확인했습니다",
     /// "confirmed with legal"), was not the agent's.
     pub parties: &'static [&'static str],
+    /// A person named as the subject of what follows, by an honorific and
+    /// a particle ("님이", "さんが"): an act after one in its sentence is
+    /// a teammate's ("요나스 님이 브라우저 두 개로 해 봤는데 …"), not the
+    /// agent's. English names its people with a capital letter instead
+    /// (see [`PlainTable::openers`]).
+    pub person_subjects: &'static [&'static str],
+    /// Capitalised words that open an English sentence before an act
+    /// without being its subject ("Then ran …", "Also tried …"),
+    /// lowercased: any other capitalised word right before an act names
+    /// the person who did it ("Jonas tried it with two browsers").
+    pub openers: &'static [&'static str],
     /// What makes a sentence reasoning rather than a try: a cause given
     /// for what would happen ("…にしたので、2回流しても問題ありません",
     /// "했으니 죽어도 …"). A sentence with one is no try, whatever it
