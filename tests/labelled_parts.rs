@@ -634,9 +634,10 @@ fn audit_gate_on_its_parts() {
 
 /// The summaries part and the corpus part, judged by `gates`, with the
 /// floors both judges stand above: the summaries part's turns without an
-/// audit blocked at recall 0.83 (the grammar lets 5 of its 60 through,
-/// the learned judge 10; it was 0.85 until the retraining on 102 let a
-/// tenth through), every real final message of the corpus part blocked.
+/// audit blocked at recall 0.85 (the grammar lets 5 of its 60 through,
+/// the learned judge 7; the retraining on 102 once let 10 through, under
+/// the floor, and the floor stood at 0.83 until `Grounds::Told`), every
+/// real final message of the corpus part blocked.
 fn audit_summaries_and_corpus(name: &str, gates: &Gates) {
     let judge = |c: &Case| gate_blocks(gates, c);
     let summaries = load("audit-tune4.tsv");
@@ -646,7 +647,7 @@ fn audit_summaries_and_corpus(name: &str, gates: &Gates) {
         judge,
         true,
     );
-    assert_bounds(&format!("{name} summaries"), &s, 0.98, 0.83);
+    assert_bounds(&format!("{name} summaries"), &s, 0.98, 0.85);
     if let Some(corpus) = load_corpus_as("audit", Judged::TextAfterAWrite) {
         let s = score(&format!("{name} corpus"), &corpus, judge, true);
         assert_bounds(&format!("{name} corpus"), &s, 1.0, 1.0);
