@@ -189,6 +189,7 @@ pub(crate) struct PlainAudits {
     parties: Vec<&'static str>,
     person_subjects: Vec<&'static str>,
     openers: Vec<&'static str>,
+    selves: Vec<&'static str>,
     /// Audits told by their outcome: see [`outcome`](super::outcome).
     outcomes: Outcomes,
 }
@@ -254,6 +255,7 @@ impl PlainAudits {
             parties: collect(|t| t.plain.parties).collect(),
             person_subjects: collect(|t| t.plain.person_subjects).collect(),
             openers: collect(|t| t.plain.openers).collect(),
+            selves: collect(|t| t.plain.selves).collect(),
             look_verbs: collect(|t| t.plain.look_verbs).collect(),
             code_nouns: collect(|t| t.plain.code_nouns).collect(),
             outcomes: Outcomes::new(tables, dfa)?,
@@ -630,8 +632,15 @@ impl PlainAudits {
     fn person_before(&self, text: &str, at: usize) -> bool {
         let (start, _) = sentence_bounds_within(text, at, CLAUSE_WITHIN);
         let lead_in = &text[start..at];
-        if self.person_subjects.iter().any(|p| lead_in.contains(p)) {
-            return true;
+        // The last person named before the act, unless the agent names
+        // itself after them.
+        let named = self
+            .person_subjects
+            .iter()
+            .filter_map(|p| lead_in.rfind(p).map(|i| i + p.len()))
+            .max();
+        if let Some(after) = named {
+            return !self.selves.iter().any(|s| lead_in[after..].contains(s));
         }
         let Some(word) = lead_in
             .strip_suffix(' ')
@@ -639,9 +648,22 @@ impl PlainAudits {
         else {
             return false;
         };
-        // Only an English act has its subject right before it.
+        // Only an English act has its subject right before it, and a
+        // capitalised subject may be a tool ("Playwright ran the suite",
+        // "Cypress tested the login"): a person is told by trying, or by
+        // a pronoun or a word of report in the sentence ("Priya ran the
+        // export on her machine", "Kenji says").
+        let (_, end) = sentence_bounds_within(text, at, CLAUSE_WITHIN);
+        let sentence = &text[start..end];
         let english = lead_in.is_ascii()
-            && text[at..].starts_with(|c: char| c.is_ascii_alphabetic());
+            && text[at..].starts_with(|c: char| c.is_ascii_alphabetic())
+            && (text[at..].starts_with("tried")
+                || [
+                    " her ", " his ", " their ", " she ", " he ", " says",
+                    " said", " told ",
+                ]
+                .iter()
+                .any(|w| sentence.contains(w)));
         let mut chars = word.chars();
         english
             && chars.next().is_some_and(|c| c.is_ascii_uppercase())
@@ -1567,6 +1589,10 @@ pub(super) mod tests {
              minutes.",
             "Partially checked: the migration ran on a staging snapshot in 4 \
              min.",
+            // A tool as the subject, and the agent after a teammate.
+            "Cypress tested the login flow: 3 of 3 specs pass.",
+            "지은 님이 알려 준 재현 절차로 제가 직접 돌려 봤더니 타임아웃이 더는 \
+             나지 않았습니다.",
         ];
         let no = [
             "Holds expire after 15 minutes. Jonas tried it with two browsers \

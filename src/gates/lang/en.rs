@@ -1942,6 +1942,7 @@ pub const TABLE: LangTable = LangTable {
             "translator",
         ],
         person_subjects: &[],
+        selves: &[],
         openers: &[
             "then",
             "went",

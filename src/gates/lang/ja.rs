@@ -1331,6 +1331,7 @@ pub const TABLE: LangTable = LangTable {
             "くんが",
             "氏が",
         ],
+        selves: &["私が", "私も", "私は", "自分で", "こちらでも", "手元でも"],
         openers: &[],
         sources: &[
             "ご要望どおり",

@@ -1055,6 +1055,7 @@ pub const TABLE: LangTable = LangTable {
             "기획팀",
         ],
         person_subjects: &["님이", "님은", "님도", "님께서"],
+        selves: &["제가", "저도", "저는", "직접"],
         openers: &[],
         sources: &[
             "요청하신 대로",

@@ -200,6 +200,10 @@ pub struct PlainTable {
     /// agent's. English names its people with a capital letter instead
     /// (see [`PlainTable::openers`]).
     pub person_subjects: &'static [&'static str],
+    /// Words by which the agent names itself as the one acting after a
+    /// person named in the same sentence ("지은 님이 알려 준 절차로 제가
+    /// 직접 돌려 봤더니", "田中さんの手順で私も試すと"): the act is its own.
+    pub selves: &'static [&'static str],
     /// Capitalised words that open an English sentence before an act
     /// without being its subject ("Then ran …", "Also tried …"),
     /// lowercased: any other capitalised word right before an act names
