@@ -190,6 +190,7 @@ pub(crate) struct PlainAudits {
     person_subjects: Vec<&'static str>,
     openers: Vec<&'static str>,
     selves: Vec<&'static str>,
+    person_words: Vec<&'static str>,
     /// Audits told by their outcome: see [`outcome`](super::outcome).
     outcomes: Outcomes,
 }
@@ -256,6 +257,7 @@ impl PlainAudits {
             person_subjects: collect(|t| t.plain.person_subjects).collect(),
             openers: collect(|t| t.plain.openers).collect(),
             selves: collect(|t| t.plain.selves).collect(),
+            person_words: collect(|t| t.plain.person_words).collect(),
             look_verbs: collect(|t| t.plain.look_verbs).collect(),
             code_nouns: collect(|t| t.plain.code_nouns).collect(),
             outcomes: Outcomes::new(tables, dfa)?,
@@ -626,11 +628,14 @@ impl PlainAudits {
 
     /// Whether a person other than the agent is named as the subject of
     /// the act at `at`: a name with an honorific and a particle earlier in
-    /// its sentence ("요나스 님이 …", "マルタさんが …"), or a capitalised
-    /// English word right before it that opens no sentence on its own
-    /// ("Jonas tried it", not "Then tried it" or "I tried it").
+    /// its sentence ("요나스 님이 …", "マルタさんが …") with no word of the
+    /// agent's own after it ("제가 직접"), or a capitalised English word
+    /// right before it that opens no sentence on its own, when the act is
+    /// a try or the sentence has a pronoun or a word of report ("Jonas
+    /// tried it", "Priya ran it on her machine"; not "Then tried it", "I
+    /// tried it" or "Cypress tested the login flow").
     fn person_before(&self, text: &str, at: usize) -> bool {
-        let (start, _) = sentence_bounds_within(text, at, CLAUSE_WITHIN);
+        let (start, end) = sentence_bounds_within(text, at, CLAUSE_WITHIN);
         let lead_in = &text[start..at];
         // The last person named before the act, unless the agent names
         // itself after them.
@@ -651,19 +656,13 @@ impl PlainAudits {
         // Only an English act has its subject right before it, and a
         // capitalised subject may be a tool ("Playwright ran the suite",
         // "Cypress tested the login"): a person is told by trying, or by
-        // a pronoun or a word of report in the sentence ("Priya ran the
-        // export on her machine", "Kenji says").
-        let (_, end) = sentence_bounds_within(text, at, CLAUSE_WITHIN);
+        // a word of [`PlainTable::person_words`] in the sentence ("Priya
+        // ran the export on her machine", "Kenji says").
         let sentence = &text[start..end];
         let english = lead_in.is_ascii()
             && text[at..].starts_with(|c: char| c.is_ascii_alphabetic())
             && (text[at..].starts_with("tried")
-                || [
-                    " her ", " his ", " their ", " she ", " he ", " says",
-                    " said", " told ",
-                ]
-                .iter()
-                .any(|w| sentence.contains(w)));
+                || self.person_words.iter().any(|w| sentence.contains(w)));
         let mut chars = word.chars();
         english
             && chars.next().is_some_and(|c| c.is_ascii_uppercase())

@@ -1943,6 +1943,10 @@ pub const TABLE: LangTable = LangTable {
         ],
         person_subjects: &[],
         selves: &[],
+        person_words: &[
+            " her ", " his ", " their ", " she ", " he ", " says", " said",
+            " told ",
+        ],
         openers: &[
             "then",
             "went",

@@ -1332,6 +1332,7 @@ pub const TABLE: LangTable = LangTable {
             "氏が",
         ],
         selves: &["私が", "私も", "私は", "自分で", "こちらでも", "手元でも"],
+        person_words: &[],
         openers: &[],
         sources: &[
             "ご要望どおり",

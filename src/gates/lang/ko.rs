@@ -1056,6 +1056,7 @@ pub const TABLE: LangTable = LangTable {
         ],
         person_subjects: &["님이", "님은", "님도", "님께서"],
         selves: &["제가", "저도", "저는", "직접"],
+        person_words: &[],
         openers: &[],
         sources: &[
             "요청하신 대로",

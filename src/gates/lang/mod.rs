@@ -204,6 +204,12 @@ pub struct PlainTable {
     /// person named in the same sentence ("지은 님이 알려 준 절차로 제가
     /// 직접 돌려 봤더니", "田中さんの手順で私も試すと"): the act is its own.
     pub selves: &'static [&'static str],
+    /// Words that, in the sentence of an act right after a capitalised
+    /// English word, show that word names a person, not a tool: a
+    /// pronoun or a word of report, with the spaces around it (" her ",
+    /// " says"). "Priya ran the export on her machine" is Priya's run,
+    /// "Playwright ran the suite" the agent's.
+    pub person_words: &'static [&'static str],
     /// Capitalised words that open an English sentence before an act
     /// without being its subject ("Then ran …", "Also tried …"),
     /// lowercased: any other capitalised word right before an act names
