@@ -187,9 +187,15 @@ pub(crate) struct PlainAudits {
     /// Others whose check an act may tell, lowercased: see
     /// [`PlainTable::parties`](super::lang::PlainTable::parties).
     parties: Vec<&'static str>,
+    /// A person named as an act's subject, and what tells the act is
+    /// still the agent's or another's: see
+    /// [`PlainTable::person_subjects`](super::lang::PlainTable::person_subjects),
+    /// [`PlainTable::selves`](super::lang::PlainTable::selves),
+    /// [`PlainTable::openers`](super::lang::PlainTable::openers) and
+    /// [`PlainTable::person_words`](super::lang::PlainTable::person_words).
     person_subjects: Vec<&'static str>,
-    openers: Vec<&'static str>,
     selves: Vec<&'static str>,
+    openers: Vec<&'static str>,
     person_words: Vec<&'static str>,
     /// Audits told by their outcome: see [`outcome`](super::outcome).
     outcomes: Outcomes,
@@ -255,8 +261,8 @@ impl PlainAudits {
             sources: collect(|t| t.plain.sources).collect(),
             parties: collect(|t| t.plain.parties).collect(),
             person_subjects: collect(|t| t.plain.person_subjects).collect(),
-            openers: collect(|t| t.plain.openers).collect(),
             selves: collect(|t| t.plain.selves).collect(),
+            openers: collect(|t| t.plain.openers).collect(),
             person_words: collect(|t| t.plain.person_words).collect(),
             look_verbs: collect(|t| t.plain.look_verbs).collect(),
             code_nouns: collect(|t| t.plain.code_nouns).collect(),
