@@ -618,6 +618,33 @@ fn hollow_gate_names_its_rule_and_counts_towards_the_cap() {
     assert_silent_allow(&h.stop("h1", &t, None));
 }
 
+/// A plain-language audit told as what was tried and what came of it is
+/// weighed by what it says, not cut away with its lead: every gate on, as
+/// the hook runs by default, these pass. (Until the twenty-fourth session
+/// the hollow gate took the whole try for the lead and found it hollow.)
+#[test]
+fn plain_audits_told_as_tries_are_not_hollow() {
+    let h = Hook::new();
+    for (i, text) in [
+        "Applied a friend's referral code `ANNA-7Q2` at signup and paid the first order of €40: both accounts got the €10 credit, and using the same code again from the same card was refused with `referral_already_used`.",
+        "Typed `password1` into the new password field: the meter showed weak, and it was refused as found in known breaches.",
+        "**Checked**\n- `GET /health` → 200 `{\"db\":\"ok\"}`\n- with the DB stopped → 503 `{\"db\":\"down\"}`",
+        "一部だけ検証済みです。Linux では一時ディレクトリに `make install` して起動とバージョン表示まで確認、macOS はこの環境では試せていません。",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut tx = Tx::new(Some("cli"));
+        // A command ran after the change: no claim here is unbacked.
+        tx.user("Fix it.")
+            .write_tool("toolu_1")
+            .bash("toolu_2", "make check")
+            .text(text);
+        let t = tx.save(h.dir.path(), &format!("p{i}.jsonl"));
+        assert_silent_allow(&h.stop(&format!("p{i}"), &t, None));
+    }
+}
+
 #[test]
 fn ordering_first_block_wins_and_the_flag_waits() {
     // Both ownership and audit would fire: ownership runs first.

@@ -787,3 +787,49 @@ fn audit_gate_on_pairs_of_messages_without_an_audit() {
     );
     assert!(share <= 0.01, "{} of {pairs} pairs passed", passed.len());
 }
+
+/// An audit the audit gate passes is not then blocked by the hollow gate
+/// for saying nothing: every audit of the seen parts that the audit gate
+/// passes alone, with a command run after the change (so that a claim of
+/// passing tests is backed), judged by every gate as the hook runs them by
+/// default. Until the twenty-fourth session the hollow gate cut an
+/// outcome's whole sentence away as its lead, and blocked 989 of these
+/// audits as stock phrases ("Applied the code `ANNA-7Q2` …: both accounts
+/// got the €10 credit"); the ones still blocked are printed, with a
+/// floor on their number (6 of 3,942 at the fix: five whose lead stands in
+/// a short last sentence after what was checked, "…以前はどちらも0件でした",
+/// and one that the ownership gate reads as handing a choice back, a UI
+/// message quoted in a list, "「別のアカウントを選んでください」で拒否").
+#[test]
+fn audits_the_audit_gate_passes_are_not_hollow() {
+    let mut alone = Config::default();
+    alone.order = vec![Gate::Audit];
+    let alone = Gates::new(&alone).unwrap();
+    let every = Gates::new(&Config::default()).unwrap();
+    let (mut judged, mut blocked) = (0, 0);
+    for part in audit_seen() {
+        for mut c in load(part) {
+            if c.block || gate_blocks(&alone, &c) {
+                continue;
+            }
+            let n = c.tools.len();
+            c.tools.push(tool("B:make check", n));
+            judged += 1;
+            let facts = Facts::new(&c.text)
+                .with_prompt(Some(&c.prompt))
+                .with_tool_uses(&c.tools)
+                .with_changed(true);
+            if let Some(block) =
+                every.evaluate(&facts, &SessionView::default()).block()
+            {
+                blocked += 1;
+                println!(
+                    "  blocked after the audit gate ({}): {block:?}",
+                    c.at
+                );
+            }
+        }
+    }
+    println!("audits the audit gate passes, blocked by another gate: {blocked} of {judged}");
+    assert!(blocked <= 6, "{blocked} of {judged}");
+}

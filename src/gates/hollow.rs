@@ -112,7 +112,10 @@ pub fn is_stock_phrase(
 
 /// Whether a plain-language audit is a stock phrase, judged as a marker
 /// audit is: its lead's sentence (a heading's paragraph), without the lead
-/// and the stock words, weighs less than `min_specific`.
+/// and the stock words, with the rest of its paragraph, weighs less than
+/// `min_specific`. The lead is the words that name the check ("Verified",
+/// "確認したこと"), never what was checked: "**Checked**\n- `GET /health`
+/// → 200" and "一部だけ検証済みです。Linux では … 確認" are not hollow.
 pub fn plain_is_stock(
     stock: &KeywordSet,
     min_specific: usize,
@@ -136,7 +139,9 @@ pub fn plain_is_stock(
         &text[start..audit.span.start],
         &text[audit.span.end..end]
     );
-    weight(&strip(stock, &without_lead)) < min_specific
+    let rest = paragraph(&text[end..]);
+    weight(&strip(stock, &without_lead)) + weight(&strip(stock, rest))
+        < min_specific
 }
 
 /// Whether `text` claims verification that nothing in the turn backs.

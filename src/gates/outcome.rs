@@ -754,9 +754,9 @@ impl Outcomes {
             });
             if let Some(referent) = referent {
                 return Some(PlainAudit {
-                    lead: text[tried].to_string(),
+                    lead: text[tried.clone()].to_string(),
                     referent,
-                    span: start..end,
+                    span: tried,
                 });
             }
         }
@@ -814,7 +814,7 @@ impl Outcomes {
                 return Some(PlainAudit {
                     lead: text[mark.span.clone()].to_string(),
                     referent,
-                    span: start..end,
+                    span: mark.span.clone(),
                 });
             }
         }
@@ -849,10 +849,13 @@ impl Outcomes {
                 continue;
             }
             if let Some(referent) = plain.referent(sentence) {
+                // No word leads the pairs: the lead names the sentence,
+                // and its span is empty at the sentence's start, so that
+                // the hollow gate weighs the whole sentence.
                 return Some(PlainAudit {
                     lead: sentence.trim().chars().take(40).collect(),
                     referent,
-                    span: start..end,
+                    span: start..start,
                 });
             }
         }
