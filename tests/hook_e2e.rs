@@ -580,6 +580,36 @@ fn ownership_gate_blocks_once_per_text() {
     assert_silent_allow(&h.stop("o2", &t, None));
 }
 
+/// A UI message the agent quotes from its own check is not a choice
+/// handed back; a question of its own, with its options quoted, is.
+#[test]
+fn ownership_gate_reads_quoted_messages_as_quotes() {
+    let h = Hook::new();
+    for (i, text) in [
+        "✅ Merged accounts with 3 and 5 orders → 8 orders left\n✅ Merging an account into itself is refused with \"Please choose another account\"",
+        "✅ 注文 3 件と 5 件のアカウントを統合 → 8 件\n✅ 自分自身への統合は「別のアカウントを選んでください」で拒否",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut tx = Tx::new(Some("cli"));
+        tx.user("Add account merging.")
+            .write_tool("toolu_1")
+            .bash("toolu_2", "make check")
+            .text(text);
+        let t = tx.save(h.dir.path(), &format!("q{i}.jsonl"));
+        assert_silent_allow(&h.stop(&format!("q{i}"), &t, None));
+    }
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Pick a cache.")
+        .bash("toolu_1", "ls src")
+        .bash("toolu_2", "cat Cargo.toml");
+    tx.text("Both work. Which would you prefer, \"Redis\" or \"an in-process LRU\"?");
+    let t = tx.save(h.dir.path(), "q3.jsonl");
+    let msg = assert_blocked(&h.stop("q3", &t, None));
+    assert!(msg.contains("decision ownership"), "{msg}");
+}
+
 #[test]
 fn reverify_gate_blocks_once_per_text() {
     let h = Hook::new();

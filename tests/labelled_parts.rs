@@ -804,8 +804,9 @@ fn audit_gate_on_pairs_of_messages_without_an_audit() {
 /// got the €10 credit"); the ones still blocked are printed, with a
 /// floor on their number (6 of 3,942 at the fix: five whose lead stands in
 /// a short last sentence after what was checked, "…以前はどちらも0件でした",
-/// and one that the ownership gate reads as handing a choice back, a UI
-/// message quoted in a list, "「別のアカウントを選んでください」で拒否").
+/// and one that the ownership gate read as handing a choice back, a UI
+/// message quoted in a list, "「別のアカウントを選んでください」で拒否",
+/// until it left quotations alone; 5 of 4,020 since).
 #[test]
 fn audits_the_audit_gate_passes_are_not_hollow() {
     let mut alone = Config::default();
@@ -837,5 +838,5 @@ fn audits_the_audit_gate_passes_are_not_hollow() {
         }
     }
     println!("audits the audit gate passes, blocked by another gate: {blocked} of {judged}");
-    assert!(blocked <= 6, "{blocked} of {judged}");
+    assert!(blocked <= 5, "{blocked} of {judged}");
 }

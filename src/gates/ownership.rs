@@ -6,8 +6,13 @@
 //! least `min_tool_uses` tool uses. The second condition is what keeps a
 //! clarifying question asked before any work from being blocked: deferring
 //! is only a fault once the agent has what it needs to decide.
+//!
+//! A deference inside a quotation is someone else's words: a UI message
+//! the agent tested ("refused with 「別のアカウントを選んでください」",
+//! `"Please choose another account"`), not a choice handed back.
 
 use super::patterns::PatternSet;
+use super::sentence::in_quotation;
 use super::Facts;
 
 /// Whether the ownership gate fires; the deference patterns that matched.
@@ -19,6 +24,8 @@ pub fn check(
     if facts.tool_uses.len() < min_tool_uses.max(1) {
         return None;
     }
-    let fired = deference.fired(facts.final_text);
+    let text = facts.final_text;
+    let fired =
+        deference.fired_where(text, &|span| !in_quotation(text, span.start));
     (!fired.is_empty()).then_some(fired)
 }

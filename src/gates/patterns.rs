@@ -589,6 +589,16 @@ impl PatternSet {
 
     /// The labels of the patterns that fire in `text`, in table order.
     pub fn fired(&self, text: &str) -> Vec<String> {
+        self.fired_where(text, &|_| true)
+    }
+
+    /// [`PatternSet::fired`], counting only the matches whose byte range
+    /// in `text` `keep` accepts.
+    pub(crate) fn fired_where(
+        &self,
+        text: &str,
+        keep: &dyn Fn(std::ops::Range<usize>) -> bool,
+    ) -> Vec<String> {
         let hits = self.hits(text);
         if hits.is_empty() {
             return vec![];
@@ -596,7 +606,10 @@ impl PatternSet {
         self.rules()
             .filter_map(|r| {
                 let mut first = None;
-                self.each_match(text, &hits, r, &mut |label, _| {
+                self.each_match(text, &hits, r, &mut |label, span| {
+                    if !keep(span) {
+                        return true;
+                    }
                     first = Some(label.to_string());
                     false
                 });

@@ -159,6 +159,33 @@ fn in_double_quote(text: &str, i: usize) -> bool {
     })
 }
 
+/// Whether byte `i` of `text` stands inside a quotation on its line, in
+/// any of [`QUOTES`]: a message the agent quotes (a UI text, an error),
+/// not words it says. Each mark is looked for within [`QUOTE_WITHIN`]
+/// bytes either way, as for a sentence end.
+pub(crate) fn in_quotation(text: &str, i: usize) -> bool {
+    if in_kagi_quote(text, i) || in_double_quote(text, i) {
+        return true;
+    }
+    let from = floor_boundary(text, i.saturating_sub(QUOTE_WITHIN));
+    let to = floor_boundary(text, i + QUOTE_WITHIN);
+    let back = &text[from..i];
+    let back = &back[back.rfind('\n').map_or(0, |n| n + 1)..];
+    let ahead = &text[i..to];
+    let ahead = &ahead[..ahead.find('\n').unwrap_or(ahead.len())];
+    QUOTES.iter().filter(|q| q.0 != '"' && q.0 != '「').any(
+        |&(open, close)| {
+            let opened = back
+                .rfind(open)
+                .is_some_and(|o| back.rfind(close).is_none_or(|c| c < o));
+            opened
+                && ahead
+                    .find(close)
+                    .is_some_and(|c| ahead.find(open).is_none_or(|o| c < o))
+        },
+    )
+}
+
 /// The bytes of the line around byte `i` of `text`, at most
 /// [`QUOTE_WITHIN`] either way (before `i`, and from `i` on), with where
 /// `close` first stands ahead; `None` when it stands nowhere ahead on the
@@ -253,6 +280,27 @@ mod tests {
         let at = t.find("Audit").unwrap();
         let (s, e) = sentence_bounds(t, at);
         assert_eq!(&t[s..e], " Audit: v3.1 is pinned");
+    }
+
+    /// A byte inside a quotation on its line, in any of the marks; one
+    /// outside, or in a quotation never closed on its line, is not.
+    #[test]
+    fn quotations_are_found_around_a_byte() {
+        for (t, inside) in [
+            ("refused with \"Please choose another one\" in red", true),
+            ("「別のアカウントを選んでください」で拒否", true),
+            ("『どちらにしますか』と出る", true),
+            ("shows \u{201c}Which plan do you prefer?\u{201d} first", true),
+            ("Which do you prefer, \"A\" or \"B\"?", false),
+            ("an open \"quote never closed, then choose", false),
+            ("「開いた\n選んでください」", false),
+        ] {
+            let at = ["hoose", "選んで", "どちら", "Which", "refer"]
+                .iter()
+                .find_map(|w| t.find(w))
+                .unwrap();
+            assert_eq!(in_quotation(t, at), inside, "{t}");
+        }
     }
 
     #[test]
