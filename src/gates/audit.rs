@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use super::lang;
 use super::learned::{AuditModel, Reading};
 use super::patterns::LazyKeywords;
-use super::plain::{PlainAudit, PlainAudits};
+use super::plain::{tells_a_past, PlainAudit, PlainAudits};
 use crate::config::{Config, PlainJudge};
 use crate::error::Error;
 use crate::keywords::KeywordSet;
@@ -198,9 +198,12 @@ impl AuditMatcher {
             return (model.read(text) != Reading::NoAudit).then_some(found);
         }
         match model.read(text) {
-            Reading::Audit => {
-                Some(self.plain.find(text).unwrap_or_else(PlainAudit::learned))
-            }
+            // The model alone: a Korean or Japanese text told wholly in
+            // the present describes what a change does; it reports no
+            // check ("… 1일, 3일, 8일로 늘리고 … 냅니다").
+            Reading::Audit => self.plain.find(text).or_else(|| {
+                (tells_a_past(text) != Some(false)).then(PlainAudit::learned)
+            }),
             // In the model's doubt, the grammar's shapes of an outcome are
             // not enough: a design told with its numbers has them too.
             Reading::GrammarDecides => self.plain.find_told(text),

@@ -1184,6 +1184,60 @@ pub(crate) fn ends_in_past(sentence: &str) -> bool {
         .is_some_and(|c| closes_with_ss(c) && !matches!(c, '있' | '겠'))
 }
 
+/// Whether a Korean or Japanese text tells anything in the past, or a
+/// state found ("…ています"): a check is reported so ("바꿨더니 …
+/// 나왔습니다", "入れると … 届きました", "効いています"), a design in the
+/// present ("… 보냅니다", "… 切り替わります"). `None` for a text mostly in
+/// neither script (fewer of its letters than a third of its ASCII
+/// letters), where the tense is no such mark: an English participle ("the
+/// next *scheduled* step") looks like a past, and an English text may
+/// quote a Japanese name.
+pub(crate) fn tells_a_past(text: &str) -> Option<bool> {
+    let (mut hangul, mut japanese, mut latin) = (0usize, 0usize, 0usize);
+    for c in text.chars() {
+        match c {
+            '\u{AC00}'..='\u{D7A3}' => hangul += 1,
+            '\u{3040}'..='\u{30FF}' | '\u{4E00}'..='\u{9FFF}' => japanese += 1,
+            c if c.is_ascii_alphabetic() => latin += 1,
+            _ => {}
+        }
+    }
+    if hangul > 0 && hangul * 3 >= latin {
+        return Some(
+            text.chars()
+                .any(|c| closes_with_ss(c) && !matches!(c, '있' | '겠')),
+        );
+    }
+    if hangul > 0 || japanese == 0 || japanese * 3 < latin {
+        return None;
+    }
+    // "た" ending a clause or a sentence, not one before a noun ("丸めた行").
+    const PAST: &[&str] = &[
+        "ました",
+        "でした",
+        "だった",
+        "た。",
+        "た、",
+        "た,",
+        "た.",
+        "たが",
+        "たので",
+        "たけど",
+        "たところ",
+        "た」",
+        "た）",
+        "た)",
+        "た\n",
+        "済み",
+        "ています",
+        "ている。",
+    ];
+    Some(
+        PAST.iter().any(|p| text.contains(p))
+            || text.trim_end().ends_with('た'),
+    )
+}
+
 /// Whether `c` is a Hangul syllable whose final consonant is ㅆ, the mark
 /// of the past ("했", "됐", "었").
 pub(crate) fn closes_with_ss(c: char) -> bool {
@@ -1754,6 +1808,24 @@ pub(super) mod tests {
                 assert!(v.len() < VOID_WITHIN, "{v}");
                 assert_eq!(*v, v.to_ascii_lowercase(), "{v}");
             }
+        }
+    }
+
+    /// A check is told in the past or as a state found; a design in the
+    /// present; an English text, even one that quotes a Japanese name, is
+    /// not judged by its tense.
+    #[test]
+    fn the_past_of_a_report() {
+        for (t, past) in [
+            ("시계를 옮겼더니 알림이 왔습니다.", Some(true)),
+            ("다음 복습을 1일, 3일, 8일로 늘리고 10분 안에 다시 냅니다.", Some(false)),
+            ("手動で 19 °C にした分は 23:00 まで保たれました。", Some(true)),
+            ("Helm の値が効いています。", Some(true)),
+            ("7 分は 0:00 になり、週の合計は丸めた行を足したものです。", Some(false)),
+            ("The next scheduled step holds until 23:00.", None),
+            ("The PDF shows 株式会社サンプル in the right font and is 84 KB.", None),
+        ] {
+            assert_eq!(tells_a_past(t), past, "{t}");
         }
     }
 
