@@ -201,6 +201,19 @@ fn assert_blocked(out: &Output) -> String {
     msg
 }
 
+/// A turn that wrote a file, then ran a command, and ended on `text`
+/// passes the Stop silently, in a session of its own named `sid`. (The
+/// command backs any claim of passing tests the text makes.)
+fn assert_passes_after_a_checked_change(h: &Hook, sid: &str, text: &str) {
+    let mut tx = Tx::new(Some("cli"));
+    tx.user("Fix it.")
+        .write_tool("toolu_1")
+        .bash("toolu_2", "make check")
+        .text(text);
+    let t = tx.save(h.dir.path(), &format!("{sid}.jsonl"));
+    assert_silent_allow(&h.stop(sid, &t, None));
+}
+
 fn assert_silent_allow(out: &Output) {
     assert_eq!(
         out.status.code(),
@@ -592,13 +605,7 @@ fn ownership_gate_reads_quoted_messages_as_quotes() {
     .into_iter()
     .enumerate()
     {
-        let mut tx = Tx::new(Some("cli"));
-        tx.user("Add account merging.")
-            .write_tool("toolu_1")
-            .bash("toolu_2", "make check")
-            .text(text);
-        let t = tx.save(h.dir.path(), &format!("q{i}.jsonl"));
-        assert_silent_allow(&h.stop(&format!("q{i}"), &t, None));
+        assert_passes_after_a_checked_change(&h, &format!("q{i}"), text);
     }
     let mut tx = Tx::new(Some("cli"));
     tx.user("Pick a cache.")
@@ -664,14 +671,7 @@ fn plain_audits_told_as_tries_are_not_hollow() {
     .into_iter()
     .enumerate()
     {
-        let mut tx = Tx::new(Some("cli"));
-        // A command ran after the change: no claim here is unbacked.
-        tx.user("Fix it.")
-            .write_tool("toolu_1")
-            .bash("toolu_2", "make check")
-            .text(text);
-        let t = tx.save(h.dir.path(), &format!("p{i}.jsonl"));
-        assert_silent_allow(&h.stop(&format!("p{i}"), &t, None));
+        assert_passes_after_a_checked_change(&h, &format!("p{i}"), text);
     }
 }
 

@@ -1179,9 +1179,7 @@ pub(crate) fn ends_in_past(sentence: &str) -> bool {
     else {
         return false;
     };
-    stem.chars()
-        .next_back()
-        .is_some_and(|c| closes_with_ss(c) && !matches!(c, '있' | '겠'))
+    stem.chars().next_back().is_some_and(is_past_syllable)
 }
 
 /// Whether a Korean or Japanese text tells anything in the past, or a
@@ -1203,10 +1201,7 @@ pub(crate) fn tells_a_past(text: &str) -> Option<bool> {
         }
     }
     if hangul > 0 && hangul * 3 >= latin {
-        return Some(
-            text.chars()
-                .any(|c| closes_with_ss(c) && !matches!(c, '있' | '겠')),
-        );
+        return Some(text.chars().any(is_past_syllable));
     }
     if hangul > 0 || japanese == 0 || japanese * 3 < latin {
         return None;
@@ -1236,6 +1231,12 @@ pub(crate) fn tells_a_past(text: &str) -> Option<bool> {
         PAST.iter().any(|p| text.contains(p))
             || text.trim_end().ends_with('た'),
     )
+}
+
+/// Whether `c` is a Korean syllable of the past: closed by ㅆ ("했", "됐",
+/// "었"), but not "있" (a present) nor "겠" (a future).
+fn is_past_syllable(c: char) -> bool {
+    closes_with_ss(c) && !matches!(c, '있' | '겠')
 }
 
 /// Whether `c` is a Hangul syllable whose final consonant is ㅆ, the mark
