@@ -198,9 +198,10 @@ impl AuditMatcher {
             return (model.read(text) != Reading::NoAudit).then_some(found);
         }
         match model.read(text) {
-            // The model alone: a Korean or Japanese text told wholly in
-            // the present describes what a change does; it reports no
-            // check ("… 1일, 3일, 8일로 늘리고 … 냅니다").
+            // The model alone: a text told wholly in the present
+            // describes what a change does; it reports no check ("… 1일,
+            // 3일, 8일로 늘리고 … 냅니다", "Weekly mails go out on Monday
+            // …").
             Reading::Audit => self.plain.find(text).or_else(|| {
                 (tells_a_past(text) != Some(false)).then(PlainAudit::learned)
             }),

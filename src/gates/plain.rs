@@ -1182,14 +1182,13 @@ pub(crate) fn ends_in_past(sentence: &str) -> bool {
     stem.chars().next_back().is_some_and(is_past_syllable)
 }
 
-/// Whether a Korean or Japanese text tells anything in the past, or a
-/// state found ("…ています"): a check is reported so ("바꿨더니 …
-/// 나왔습니다", "入れると … 届きました", "効いています"), a design in the
-/// present ("… 보냅니다", "… 切り替わります"). `None` for a text mostly in
-/// neither script (fewer of its letters than a third of its ASCII
-/// letters), where the tense is no such mark: an English participle ("the
-/// next *scheduled* step") looks like a past, and an English text may
-/// quote a Japanese name.
+/// Whether a text tells anything in the past, or a state found: a check
+/// is reported so ("바꿨더니 … 나왔습니다", "入れると … 届きました",
+/// "効いています", "Ran the suite: 412 passed"), a design in the present
+/// ("… 보냅니다", "… 切り替わります", "Reminders repeat every 3 days").
+/// `None` for a text in a mix of scripts (Hangul, or Japanese beside more
+/// than three times as many ASCII letters), where the tense of one script
+/// is no mark of the whole.
 pub(crate) fn tells_a_past(text: &str) -> Option<bool> {
     let (mut hangul, mut japanese, mut latin) = (0usize, 0usize, 0usize);
     for c in text.chars() {
@@ -1203,8 +1202,11 @@ pub(crate) fn tells_a_past(text: &str) -> Option<bool> {
     if hangul > 0 && hangul * 3 >= latin {
         return Some(text.chars().any(is_past_syllable));
     }
-    if hangul > 0 || japanese == 0 || japanese * 3 < latin {
+    if hangul > 0 || (japanese > 0 && japanese * 3 < latin) {
         return None;
+    }
+    if japanese == 0 {
+        return (latin > 0).then(|| tells_an_english_past(text));
     }
     // "た" ending a clause or a sentence, not one before a noun ("丸めた行").
     const PAST: &[&str] = &[
@@ -1231,6 +1233,58 @@ pub(crate) fn tells_a_past(text: &str) -> Option<bool> {
         PAST.iter().any(|p| text.contains(p))
             || text.trim_end().ends_with('た'),
     )
+}
+
+/// Whether an English text tells something in the past: a verb in the
+/// past that is no participle telling a state ("are synced", "is set") nor
+/// an adjective ("the cached value"). "Ran …", "it was refused", "412
+/// passed", "I've confirmed" are pasts; "Weekly mails go out on Monday
+/// and cover the seven days before" has none. Any word that may be a past
+/// counts as one: finding a past only lets the model's reading stand.
+fn tells_an_english_past(text: &str) -> bool {
+    use super::lang::en::{
+        ADJECTIVE_BEFORE, BETWEEN_STATE, NOT_PAST_ED, PAST_FORMS, STATE_BEFORE,
+    };
+    let is_in = |list: &[&str], w: &str| list.iter().any(|l| same_word(l, w));
+    let words = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\'' || c == '’'))
+        .filter(|w| !w.is_empty());
+    // The two words before the one read, nearest first.
+    let mut before = ["", ""];
+    for word in words {
+        let b = word.as_bytes();
+        let past = is_in(PAST_FORMS, word)
+            || b.len() > 3
+                && b[b.len() - 2..].eq_ignore_ascii_case(b"ed")
+                && !is_in(NOT_PAST_ED, word);
+        if past {
+            let verb = if is_in(BETWEEN_STATE, before[0]) {
+                before[1]
+            } else {
+                before[0]
+            };
+            let state = is_in(STATE_BEFORE, verb);
+            let adjective = is_in(ADJECTIVE_BEFORE, before[0]);
+            if !state && !adjective {
+                return true;
+            }
+        }
+        before = [word, before[0]];
+    }
+    false
+}
+
+/// Whether `word` is `listed` (lowercase, its apostrophe `'`), whatever
+/// the case of its letters and the shape of its apostrophe.
+fn same_word(listed: &str, word: &str) -> bool {
+    let mut w = word.chars().map(|c| {
+        if c == '’' {
+            '\''
+        } else {
+            c.to_ascii_lowercase()
+        }
+    });
+    listed.chars().all(|l| w.next() == Some(l)) && w.next().is_none()
 }
 
 /// Whether `c` is a Korean syllable of the past: closed by ㅆ ("했", "됐",
@@ -1813,8 +1867,8 @@ pub(super) mod tests {
     }
 
     /// A check is told in the past or as a state found; a design in the
-    /// present; an English text, even one that quotes a Japanese name, is
-    /// not judged by its tense.
+    /// present, in each language; an English text that quotes a Japanese
+    /// name is not judged by its tense.
     #[test]
     fn the_past_of_a_report() {
         for (t, past) in [
@@ -1823,7 +1877,12 @@ pub(super) mod tests {
             ("手動で 19 °C にした分は 23:00 まで保たれました。", Some(true)),
             ("Helm の値が効いています。", Some(true)),
             ("7 分は 0:00 になり、週の合計は丸めた行を足したものです。", Some(false)),
-            ("The next scheduled step holds until 23:00.", None),
+            ("The next scheduled step holds until 23:00.", Some(false)),
+            ("Steps are now synced once; the same data is only counted once.", Some(false)),
+            ("Ran the suite: 412 passed.", Some(true)),
+            ("Booked lane 6, then it was refused as taken.", Some(true)),
+            ("I’ve confirmed the fix.", Some(true)),
+            ("That’s Cached By The Proxy.", Some(false)),
             ("The PDF shows 株式会社サンプル in the right font and is 84 KB.", None),
         ] {
             assert_eq!(tells_a_past(t), past, "{t}");

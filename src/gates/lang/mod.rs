@@ -25,7 +25,7 @@ pub struct Intent {
     pub cancel: Cancel,
 }
 
-mod en;
+pub(crate) mod en;
 mod ja;
 mod ko;
 
