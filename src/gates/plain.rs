@@ -1236,27 +1236,35 @@ pub(crate) fn tells_a_past(text: &str) -> Option<bool> {
 }
 
 /// Whether an English text tells something in the past: a verb in the
-/// past that is no participle telling a state ("are synced", "is set") nor
-/// an adjective ("the cached value"). "Ran …", "it was refused", "412
-/// passed", "I've confirmed" are pasts; "Weekly mails go out on Monday
-/// and cover the seven days before" has none. Any word that may be a past
-/// counts as one: finding a past only lets the model's reading stand.
+/// past that is no participle telling a state ("are synced", "is set"),
+/// no adjective ("the cached value") and no participle after a noun
+/// ("each hour started past the booking", "…, billed on one invoice").
+/// "Ran …", "it was refused", "412 passed", "I've confirmed" are pasts;
+/// "Weekly mails go out on Monday and cover the seven days before" has
+/// none. Any word that may be a past counts as one: finding a past only
+/// lets the model's reading stand.
 fn tells_an_english_past(text: &str) -> bool {
     use super::lang::en::{
-        ADJECTIVE_BEFORE, BETWEEN_STATE, NOT_PAST_ED, PAST_FORMS, STATE_BEFORE,
+        ADJECTIVE_BEFORE, BETWEEN_STATE, NOT_PAST_ED, PAST_FORMS,
+        PREPOSITIONS, SAME_IN_PRESENT, SINGULAR_SUBJECTS, STATE_BEFORE,
+        SUBJECTS,
     };
     let is_in = |list: &[&str], w: &str| list.iter().any(|l| same_word(l, w));
-    let words = text
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\'' || c == '’'))
-        .filter(|w| !w.is_empty());
-    // The two words before the one read, nearest first.
+    let mut words = english_words(text).peekable();
+    // The two words before the one read in its clause, nearest first.
     let mut before = ["", ""];
-    for word in words {
+    while let Some((word, opens_clause)) = words.next() {
+        if opens_clause {
+            before = ["", ""];
+        }
         let b = word.as_bytes();
         let past = is_in(PAST_FORMS, word)
             || b.len() > 3
                 && b[b.len() - 2..].eq_ignore_ascii_case(b"ed")
-                && !is_in(NOT_PAST_ED, word);
+                && !is_in(NOT_PAST_ED, word)
+            || is_in(SAME_IN_PRESENT, word)
+                && (before[0].is_empty()
+                    || is_in(SINGULAR_SUBJECTS, before[0]));
         if past {
             let verb = if is_in(BETWEEN_STATE, before[0]) {
                 before[1]
@@ -1265,13 +1273,38 @@ fn tells_an_english_past(text: &str) -> bool {
             };
             let state = is_in(STATE_BEFORE, verb);
             let adjective = is_in(ADJECTIVE_BEFORE, before[0]);
-            if !state && !adjective {
+            // A participle after a noun, with its preposition: not
+            // after a subject ("I logged in as …") nor opening a clause.
+            let next = words.peek().map_or("", |&(w, _)| w);
+            let after_noun = !before[0].is_empty()
+                && !is_in(SUBJECTS, before[0])
+                && is_in(PREPOSITIONS, next);
+            if !state && !adjective && !after_noun {
                 return true;
             }
         }
         before = [word, before[0]];
     }
     false
+}
+
+/// The words of an English text (ASCII letters and digits, with their
+/// apostrophes), each with whether it opens a clause: the first word, or
+/// one after a stop, a colon, a semicolon or a new line.
+fn english_words(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    let in_word = |c: char| c.is_ascii_alphanumeric() || c == '\'' || c == '’';
+    let mut rest = text;
+    let mut first = true;
+    std::iter::from_fn(move || {
+        let start = rest.find(in_word)?;
+        let opens =
+            first || rest[..start].contains(['.', ':', ';', '!', '?', '\n']);
+        first = false;
+        let tail = &rest[start..];
+        let end = tail.find(|c| !in_word(c)).unwrap_or(tail.len());
+        rest = &tail[end..];
+        Some((&tail[..end], opens))
+    })
 }
 
 /// Whether `word` is `listed` (lowercase, its apostrophe `'`), whatever
@@ -1883,6 +1916,11 @@ pub(super) mod tests {
             ("Booked lane 6, then it was refused as taken.", Some(true)),
             ("I’ve confirmed the fix.", Some(true)),
             ("That’s Cached By The Proxy.", Some(false)),
+            ("Stalls cost €25, €32 with power, billed on one invoice.", Some(false)),
+            ("Each hour started past the booking is €10.", Some(false)),
+            ("Logged in as admin: the page loads.", Some(true)),
+            ("The request failed with a 500.", Some(false)),
+            ("It failed with a 500.", Some(true)),
             ("The PDF shows 株式会社サンプル in the right font and is 84 KB.", None),
         ] {
             assert_eq!(tells_a_past(t), past, "{t}");
