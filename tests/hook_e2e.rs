@@ -572,15 +572,26 @@ fn transcript_truncated_while_read() {
     });
 }
 
-#[test]
-fn ownership_gate_blocks_once_per_text() {
-    let h = Hook::new();
+/// A transcript where the agent, asked to pick a cache, read two files
+/// and ended its turn with `text`: enough tool uses for the ownership
+/// gate to judge it.
+fn after_two_reads(h: &Hook, name: &str, text: &str) -> PathBuf {
     let mut tx = Tx::new(Some("cli"));
     tx.user("Pick a cache.")
         .bash("toolu_1", "ls src")
         .bash("toolu_2", "cat Cargo.toml");
-    tx.text("Both work. Which would you prefer, Redis or an in-process LRU?");
-    let t = tx.save(h.dir.path(), "t.jsonl");
+    tx.text(text);
+    tx.save(h.dir.path(), name)
+}
+
+#[test]
+fn ownership_gate_blocks_once_per_text() {
+    let h = Hook::new();
+    let t = after_two_reads(
+        &h,
+        "t.jsonl",
+        "Both work. Which would you prefer, Redis or an in-process LRU?",
+    );
     let msg = assert_blocked(&h.stop("o1", &t, None));
     assert!(msg.contains("decision ownership"), "{msg}");
     // Nag once: the identical text passes the second time.
@@ -607,12 +618,11 @@ fn ownership_gate_reads_quoted_messages_as_quotes() {
     {
         assert_passes_after_a_checked_change(&h, &format!("q{i}"), text);
     }
-    let mut tx = Tx::new(Some("cli"));
-    tx.user("Pick a cache.")
-        .bash("toolu_1", "ls src")
-        .bash("toolu_2", "cat Cargo.toml");
-    tx.text("Both work. Which would you prefer, \"Redis\" or \"an in-process LRU\"?");
-    let t = tx.save(h.dir.path(), "q3.jsonl");
+    let t = after_two_reads(
+        &h,
+        "q3.jsonl",
+        "Both work. Which would you prefer, \"Redis\" or \"an in-process LRU\"?",
+    );
     let msg = assert_blocked(&h.stop("q3", &t, None));
     assert!(msg.contains("decision ownership"), "{msg}");
 }
