@@ -18,11 +18,15 @@
 # - `rg -j1 -c '"type":"assistant"'` over the same `.jsonl` files: the
 #   physical limit of reading them and finding one thing per line;
 # - the naive scan (examples/naive_scan.rs: every line through
-#   serde_json::Value, one thread).
+#   serde_json::Value, one thread);
+# - the floor (examples/scan_floor.rs): every line read by the scan's own
+#   reader and typed by its byte probes, nothing parsed or judged; and the
+#   same with each file memory-mapped, which spares the kernel's copy.
 #
 # Then, per round and as the median of rounds: scan's 1-thread rate as a
 # share of rg's (target >= 0.5), naive / scan on one thread (>= 10), and
-# 1 thread / 2 threads (>= 1.8).
+# 1 thread / 2 threads (>= 1.8); and naive / floor, the most that naive /
+# scan could be for a scan that reads every line this way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,8 +44,10 @@ ROUNDS=${ROUNDS:-3}
 RUNS=${RUNS:-5}
 cargo build --release --quiet
 cargo build --release --quiet --example naive_scan
+cargo build --release --quiet --example scan_floor --features internals
 bin=$PWD/target/release/stopgate
 naive=$PWD/target/release/examples/naive_scan
+floor=$PWD/target/release/examples/scan_floor
 
 dir=$PWD/target/stopgate-bench/real-archive
 want=$((SIZE_MB << 20))
@@ -72,7 +78,8 @@ for ((r = 0; r < ROUNDS; r++)); do
         "$bin scan --no-progress --threads 1 $dir" \
         "$bin scan --no-progress --threads 2 $dir" \
         "rg -j1 -c -g *.jsonl '\"type\":\"assistant\"' $dir" \
-        "$naive $dir" "${base[@]}" >/dev/null
+        "$naive $dir" "$floor $dir" "$floor --mmap $dir" \
+        "${base[@]}" >/dev/null
     rounds+=("$work/round-$r.json")
 done
 
@@ -81,20 +88,25 @@ import json, statistics, sys
 files, b = int(sys.argv[1]), int(sys.argv[2])
 rounds = [[r["median"] for r in json.load(open(f))["results"]] for f in sys.argv[3:]]
 print("archive: %d files, %.2f GB of .jsonl, page-cached" % (files, b / 1e9))
-print("medians (s) per round: scan 1 thread, scan 2 threads, rg -j1, naive")
-for t1, t2, rg, naive, *old in rounds:
-    print("  %.3f  %.3f  %.3f  %.3f   (scan %.2f GB/s)%s" % (
-        t1, t2, rg, naive, b / t1 / 1e9,
+print("medians (s) per round: scan 1 thread, scan 2 threads, rg -j1, naive,"
+      " floor (read), floor (mmap)")
+for t1, t2, rg, naive, fl, flm, *old in rounds:
+    print("  %.3f  %.3f  %.3f  %.3f  %.3f  %.3f   (scan %.2f GB/s)%s" % (
+        t1, t2, rg, naive, fl, flm, b / t1 / 1e9,
         "   BASE 1 thread %.3f" % old[0] if old else ""))
 ratios = [
-    ("scan 1 thread / rg -j1, as rates (>= 0.5)", lambda t1, t2, rg, n, *o: rg / t1),
-    ("naive / scan, 1 thread               (>= 10)", lambda t1, t2, rg, n, *o: n / t1),
-    ("scan 1 thread / 2 threads            (>= 1.8)", lambda t1, t2, rg, n, *o: t1 / t2),
+    ("scan 1 thread / rg -j1, as rates (>= 0.5)", lambda t1, t2, rg, n, fl, flm, *o: rg / t1),
+    ("naive / scan, 1 thread               (>= 10)", lambda t1, t2, rg, n, fl, flm, *o: n / t1),
+    ("scan 1 thread / 2 threads            (>= 1.8)", lambda t1, t2, rg, n, fl, flm, *o: t1 / t2),
+    ("naive / floor (read), the most naive / scan can be", lambda t1, t2, rg, n, fl, flm, *o: n / fl),
+    ("naive / floor (mmap)", lambda t1, t2, rg, n, fl, flm, *o: n / flm),
+    ("ms left over the floor (read) at 10x naive", lambda t1, t2, rg, n, fl, flm, *o: (n / 10 - fl) * 1e3),
+    ("ms the scan spends over the floor (read)", lambda t1, t2, rg, n, fl, flm, *o: (t1 - fl) * 1e3),
 ]
-if len(rounds[0]) > 4:
+if len(rounds[0]) > 6:
     ratios += [
-        ("BASE 1 thread / rg -j1, as rates", lambda t1, t2, rg, n, o: rg / o),
-        ("scan 1 thread / BASE 1 thread", lambda t1, t2, rg, n, o: t1 / o),
+        ("BASE 1 thread / rg -j1, as rates", lambda t1, t2, rg, n, fl, flm, o: rg / o),
+        ("scan 1 thread / BASE 1 thread", lambda t1, t2, rg, n, fl, flm, o: t1 / o),
     ]
 for label, f in ratios:
     xs = [f(*r) for r in rounds]

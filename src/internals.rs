@@ -19,3 +19,19 @@ pub use crate::transcript::{
 pub fn audit_feature_buckets(text: &str) -> Vec<u32> {
     crate::gates::learned::buckets(text)
 }
+
+/// Call `f` on every line of `reader` as `stopgate scan` reads a file:
+/// in chunks of `chunk` bytes, split at `\n`, a trailing `\r` stripped.
+/// Returns the bytes read. What `examples/scan_floor.rs` measures.
+///
+/// # Errors
+///
+/// The reader's errors.
+#[cfg(feature = "archive")]
+pub fn for_each_streamed_line<R: std::io::Read>(
+    reader: R,
+    chunk: usize,
+    mut f: impl FnMut(&[u8]),
+) -> std::io::Result<u64> {
+    crate::archive::for_each_line(reader, chunk, usize::MAX, |l| f(l.bytes))
+}

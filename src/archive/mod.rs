@@ -28,6 +28,8 @@ mod walk;
 use crate::error::Error;
 use crate::gates::Gates;
 
+#[cfg(feature = "internals")]
+pub(crate) use self::reader::for_each_line;
 pub use self::reader::{DEFAULT_CHUNK, DEFAULT_MAX_LINE};
 pub use self::scan::{
     report_turn, scan_file, scan_reader, Evidence, FileReport, Finding,
