@@ -200,7 +200,7 @@ impl std::fmt::Debug for ValueParser {
 impl ValueParser {
     /// A line that is a JSON object, read as `T`; `None` for any other
     /// line (invalid JSON, another kind of value).
-    fn object<T: serde::de::DeserializeOwned>(
+    pub(super) fn object<T: serde::de::DeserializeOwned>(
         &mut self,
         line: &[u8],
     ) -> Option<T> {
@@ -261,7 +261,7 @@ struct Probe {
 
 /// A value that is kept only when it is a string.
 #[derive(Default)]
-struct StringValue(Option<String>);
+pub(super) struct StringValue(pub(super) Option<String>);
 
 /// Whether a value is an object.
 #[derive(Default)]
@@ -272,11 +272,15 @@ struct ObjectValue(bool);
 struct AnyValue(bool);
 
 /// Skips any value, telling what kind it was.
-struct Kind;
+pub(super) struct Kind;
 
-enum Seen {
+/// What [`Kind`] saw.
+pub(super) enum Seen {
+    /// A string, kept.
     Str(String),
+    /// An object, skipped.
     Object,
+    /// Any other value, skipped.
     Other,
 }
 

@@ -19,7 +19,7 @@ use memchr::memmem;
 use super::format::Format;
 use super::lines::{Line, Lines, RevLines};
 use super::record::{Block, Content, Record, RecordParser, RecordType};
-use super::sniff::find_key;
+use super::sniff::{find_key, Probe};
 use super::source::Transcript;
 
 /// How many lines that are not bookkeeping the entrypoint head-scan reads.
@@ -512,10 +512,12 @@ fn counts_for_entrypoint(rec: &Record<'_>) -> bool {
 /// with which a key may spell it. Other escapes, such as the `\u001b` of
 /// terminal colours in tool output, cannot.
 fn may_name_entrypoint(line: &[u8]) -> bool {
-    if memmem::find(line, b"entrypoint").is_some() {
+    static ENTRYPOINT: Probe = Probe::new(b"entrypoint");
+    static LATIN_ESCAPE: Probe = Probe::new(b"\\u00");
+    if ENTRYPOINT.find(line) {
         return true;
     }
-    memmem::find_iter(line, b"\\u00").any(|at| {
+    LATIN_ESCAPE.finder().find_iter(line).any(|at| {
         let hex = line.get(at + 4..at + 6).unwrap_or_default();
         let letters: &[&[u8]] =
             &[b"65", b"6e", b"74", b"72", b"79", b"70", b"6f", b"69"];
@@ -590,16 +592,18 @@ pub(crate) fn walk_rev(
 
 /// Whether a line may be an assistant record.
 pub(crate) fn might_be_assistant(line: &[u8]) -> bool {
-    memmem::find(line, b"assistant").is_some()
-        || memmem::find(line, b"\\u").is_some()
+    ASSISTANT.find(line) || ESCAPE.find(line)
 }
 
 /// Whether a line may be a user or an assistant record.
 pub(crate) fn might_be_chat(line: &[u8]) -> bool {
-    memmem::find(line, b"assistant").is_some()
-        || memmem::find(line, b"user").is_some()
-        || memmem::find(line, b"\\u").is_some()
+    ASSISTANT.find(line) || USER.find(line) || ESCAPE.find(line)
 }
+
+static ASSISTANT: Probe = Probe::new(b"assistant");
+static USER: Probe = Probe::new(b"user");
+/// An escape, with which a record may spell its type.
+static ESCAPE: Probe = Probe::new(b"\\u");
 
 /// The last non-blank text of a main-chain assistant record.
 pub(crate) fn last_text_of<'a>(rec: &Record<'a>) -> Option<&'a str> {

@@ -16,10 +16,13 @@
 //! every line is parsed (the tests here check it on every fixture, the
 //! corpus and generated transcripts).
 
-use super::codex;
+use serde::Deserialize;
+
+use super::codex::{self, SessionMeta};
 use super::format::{Format, ValueParser};
 use super::gemini::{self, Replay};
 use super::record::RecordParser;
+use super::sniff::quick_type;
 use super::turn::{Chain, LinePos, Need, Turn, TurnBuilder, Want};
 use crate::transcript::safe_id;
 
@@ -211,25 +214,36 @@ impl TurnReader {
                 usize::from(terminated && !self.values.is_object(line));
             return None;
         }
+        // A `session_meta` line is read for the session's ids alone.
+        if quick_type(line) == Some(b"session_meta") {
+            let Some(meta) = self.values.object::<SessionMeta>(line) else {
+                self.corrupt += usize::from(terminated);
+                return None;
+            };
+            if meta.is_session_meta() {
+                self.learn_ids(&meta);
+                return None;
+            }
+        }
         let Some(v) = self.values.parse(line) else {
             self.corrupt += usize::from(terminated);
             return None;
         };
         if v.get("type").and_then(|t| t.as_str()) == Some("session_meta") {
-            if self.session_id.is_none() {
-                let payload = v.get("payload");
-                let field = |k: &str| {
-                    payload
-                        .and_then(|p| p.get(k))
-                        .and_then(|s| s.as_str())
-                        .map(str::to_string)
-                };
-                self.session_id = field("id").or_else(|| field("session_id"));
-                self.cwd = field("cwd");
+            if let Ok(meta) = SessionMeta::deserialize(&v) {
+                self.learn_ids(&meta);
             }
             return None;
         }
         codex::push(&mut self.builder, &v, pos)
+    }
+
+    /// The ids of a Codex session, from its first `session_meta` line.
+    fn learn_ids(&mut self, meta: &SessionMeta) {
+        if self.session_id.is_none() {
+            self.session_id = meta.session_id();
+            self.cwd = meta.cwd();
+        }
     }
 
     fn gemini(

@@ -289,6 +289,34 @@ fn sniff(b: &[u8]) -> Option<Sniff<'_>> {
     }
 }
 
+/// A substring probe whose searcher is built once, on first use, for
+/// probes run on every line: `memmem::find` builds one at every call,
+/// which costs more than searching a line's first few hundred bytes.
+pub(crate) struct Probe {
+    pub(crate) needle: &'static [u8],
+    finder: std::sync::OnceLock<memmem::Finder<'static>>,
+}
+
+impl Probe {
+    pub(crate) const fn new(needle: &'static [u8]) -> Probe {
+        Probe { needle, finder: std::sync::OnceLock::new() }
+    }
+
+    pub(crate) fn finder(&self) -> &memmem::Finder<'static> {
+        self.finder.get_or_init(|| memmem::Finder::new(self.needle))
+    }
+
+    pub(crate) fn find(&self, haystack: &[u8]) -> bool {
+        self.finder().find(haystack).is_some()
+    }
+
+    /// Whether the needle, a quoted key, is in `haystack` as a key: with
+    /// its first quote not escaped, inside a string (see [`find_key`]).
+    pub(crate) fn find_key(&self, haystack: &[u8]) -> bool {
+        find_key(haystack, self.finder()).is_some()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

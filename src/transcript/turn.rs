@@ -47,14 +47,12 @@ use std::borrow::Cow;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use memchr::memmem;
-
 use super::format::{Format, ValueParser};
 use super::lines::{Lines, RevLines};
 use super::query::{is_blank, walk_rev};
 use super::reader::TurnReader;
 use super::record::{Block, Content, Record, RecordParser, RecordType};
-use super::sniff::{find_key, quick_type, skip_ws, tail_type};
+use super::sniff::{quick_type, skip_ws, tail_type, Probe};
 use super::source::Transcript;
 use crate::changes::{ChangeReason, ShellInput, EDIT_TOOLS, SHELL_TOOLS};
 
@@ -611,32 +609,6 @@ fn is_command_prompt(text: &str) -> bool {
 
 /// The tools whose result may name a subagent (`toolUseResult.agentId`).
 const LAUNCH_TOOLS: &[&str] = &["Task", "Agent"];
-/// A substring probe, built once.
-struct Probe {
-    needle: &'static [u8],
-    finder: std::sync::OnceLock<memmem::Finder<'static>>,
-}
-
-impl Probe {
-    const fn new(needle: &'static [u8]) -> Probe {
-        Probe { needle, finder: std::sync::OnceLock::new() }
-    }
-
-    fn finder(&self) -> &memmem::Finder<'static> {
-        self.finder.get_or_init(|| memmem::Finder::new(self.needle))
-    }
-
-    fn find(&self, haystack: &[u8]) -> bool {
-        self.finder().find(haystack).is_some()
-    }
-
-    /// Whether the needle, a quoted key, is in `haystack` as a key: with
-    /// its first quote not escaped, inside a string (see [`find_key`]).
-    fn find_key(&self, haystack: &[u8]) -> bool {
-        find_key(haystack, self.finder()).is_some()
-    }
-}
-
 /// A block typed `tool_result`, as Claude Code writes it: the key and the
 /// value together, so that a bare `"tool_result"` string (a prompt that is
 /// just that word, the value of a misspelt key) does not make a prompt
