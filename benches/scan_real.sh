@@ -7,16 +7,23 @@
 #   BASE=/path/to/old/stopgate benches/scan_real.sh
 #                                         # and an older build's one-thread
 #                                         # scan in the same runs
+#   PART=agents/codex-0.171.0 SIZE_MB=64 benches/scan_real.sh
+#                                         # one folder of the corpus only:
+#                                         # an archive of one agent's files
 #
 # The archive is ../shared/corpus/ (real Claude Code sessions, and the
 # Codex CLI and Gemini CLI captures) copied into numbered folders under
-# target/stopgate-bench/real-archive/ until it holds SIZE_MB (default
-# 1024) MiB; it is never committed. Skipped with a notice when the corpus
-# is not there. Page-cached before measuring. Per round, the medians of:
+# target/stopgate-bench/real-archive/, as many whole copies as fit in
+# SIZE_MB (default 1024) MiB of .jsonl (with PART, the corpus's folder
+# PART alone, under real-archive-PART); it is never committed. Skipped
+# with a notice when the corpus is not there. Page-cached before
+# measuring. Per round, the medians of:
 #
 # - `stopgate scan --threads 1` and `--threads 2` (table output);
 # - `rg -j1 -c '"type":"assistant"'` over the same `.jsonl` files: the
-#   physical limit of reading them and finding one thing per line;
+#   physical limit of reading them and finding one thing per line (with
+#   PART, `'"type":"'`, which every agent's lines hold: rg fails when it
+#   finds nothing);
 # - the naive scan (examples/naive_scan.rs: every line through
 #   serde_json::Value, one thread);
 # - the floor (examples/scan_floor.rs): every line read by the scan's own
@@ -49,16 +56,26 @@ bin=$PWD/target/release/stopgate
 naive=$PWD/target/release/examples/naive_scan
 floor=$PWD/target/release/examples/scan_floor
 
-dir=$PWD/target/stopgate-bench/real-archive
-want=$((SIZE_MB << 20))
-have=$( [ -d "$dir" ] && du -sb "$dir" | cut -f1 || echo 0)
-if [ "$have" -lt "$want" ] || [ "$have" -gt $((want + (32 << 20))) ]; then
+PART=${PART:-}
+pattern='"type":"assistant"'
+[ -z "$PART" ] || pattern='"type":"'
+source=$corpus/$PART
+if [ ! -d "$source" ]; then
+    echo "scan_real: $source is missing" >&2
+    exit 1
+fi
+dir=$PWD/target/stopgate-bench/real-archive${PART:+-${PART//\//-}}
+# Whole copies of the source whose .jsonl files hold at most SIZE_MB
+# MiB, and at least one.
+one=$(find "$source" -name '*.jsonl' -printf '%s\n' | awk '{s += $1} END {print s + 0}')
+copies=$(( (SIZE_MB << 20) / one ))
+[ "$copies" -ge 1 ] || copies=1
+have=$(find "$dir" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l)
+if [ "$have" -ne "$copies" ]; then
     rm -rf "$dir"; mkdir -p "$dir"
-    i=0; have=0
-    while [ "$have" -lt "$want" ]; do
-        i=$((i + 1)); copy=$dir/$(printf %03d "$i")
-        mkdir -p "$copy"; cp -r "$corpus"/. "$copy"/
-        have=$(du -sb "$dir" | cut -f1)
+    for ((i = 1; i <= copies; i++)); do
+        copy=$dir/$(printf %03d "$i")
+        mkdir -p "$copy"; cp -r "$source"/. "$copy"/
     done
 fi
 files=$(find "$dir" -name '*.jsonl' | wc -l)
@@ -77,7 +94,7 @@ for ((r = 0; r < ROUNDS; r++)); do
         --export-json "$work/round-$r.json" \
         "$bin scan --no-progress --threads 1 $dir" \
         "$bin scan --no-progress --threads 2 $dir" \
-        "rg -j1 -c -g *.jsonl '\"type\":\"assistant\"' $dir" \
+        "rg -j1 -c -g *.jsonl '$pattern' $dir" \
         "$naive $dir" "$floor $dir" "$floor --mmap $dir" \
         "${base[@]}" >/dev/null
     rounds+=("$work/round-$r.json")
