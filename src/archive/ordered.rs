@@ -12,13 +12,23 @@
 //! (`benches/RESULTS.md`, eleventh session).
 //!
 //! Here the calling thread is one of the workers, and every worker takes
-//! the next item itself, under a lock held only to take it or to leave a
-//! result. The caller hands out, in order, the results that are ready
-//! whenever it is between two items of its own. A thread waits only when
-//! there is nothing it may do: a helper when the window of items in flight
-//! is full, the caller when it may take nothing more (the window is full
-//! or the items are out) and the next result is still being worked on. So
-//! a one-thread scan is a plain loop, and a many-thread one rarely sleeps.
+//! the next item itself. The caller hands out, in order, the results that
+//! are ready whenever it is between two items of its own. A thread waits
+//! only when there is nothing it may do: a helper when the window of items
+//! in flight is full, the caller when it may take nothing more (the window
+//! is full or the items are out) and the next result is still being worked
+//! on. So a one-thread scan is a plain loop, and a many-thread one rarely
+//! sleeps.
+//!
+//! # Two locks
+//!
+//! Taking an item is two steps under two locks: a slot in the window is
+//! reserved under the lock of the results, then the item is pulled from
+//! the stream under a lock of its own. The scan's stream is a directory
+//! walk, whose `next` reads directories and stats files; under the one
+//! lock of the results, every other thread's result and hand-out waited
+//! for those system calls, and on an archive of small files two threads
+//! were slower than one (`benches/RESULTS.md`, 2026-12-04).
 //!
 //! The window bounds memory: at most `window` items are taken and not yet
 //! handed out, whatever the number of items or how long any one takes.
@@ -26,16 +36,34 @@
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-/// What the workers share, behind one lock.
-struct Shared<I, R> {
-    /// The items, numbered; `None` once they are all taken.
-    items: Option<std::iter::Enumerate<I>>,
-    /// How many items were taken.
-    taken: usize,
+/// The stream of items, numbered as they are pulled.
+struct Items<I> {
+    iter: std::iter::Fuse<I>,
+    /// How many items were pulled.
+    pulled: usize,
+}
+
+/// What pulling an item gave.
+enum Pulled<T> {
+    /// The item and its number.
+    Item(usize, T),
+    /// The stream ended, after this many items.
+    End(usize),
+}
+
+/// The window and the results, behind one lock.
+struct Shared<R> {
+    /// Slots in the window that are reserved: items pulled, or being
+    /// pulled, and not handed out.
+    reserved: usize,
     /// The number of the next result to hand out.
     next: usize,
     /// Results that are ready but wait for one before them.
     ready: BTreeMap<usize, R>,
+    /// The number of items, once the stream has ended.
+    count: Option<usize>,
+    /// The caller is done: nothing more is taken.
+    closed: bool,
     /// A helper panicked: its item's result will never come.
     failed: bool,
     /// How many helpers wait for room in the window.
@@ -44,45 +72,78 @@ struct Shared<I, R> {
     caller_waiting: bool,
 }
 
-impl<I: Iterator, R> Shared<I, R> {
-    /// The next item and its number, if the window allows one now.
-    fn take(&mut self, window: usize) -> Option<(usize, I::Item)> {
-        if self.taken - self.next >= window {
-            return None;
+/// Whether a slot in the window could be reserved.
+enum Slot {
+    /// Reserved: pull the next item.
+    Reserved,
+    /// The window is full.
+    Full,
+    /// Nothing more is to be taken.
+    Done,
+}
+
+impl<R> Shared<R> {
+    /// Reserve a slot for the next item, if the window has room.
+    fn reserve(&mut self, window: usize) -> Slot {
+        let ended = self.count.is_some_and(|c| self.next + self.reserved >= c);
+        if self.closed || ended {
+            return Slot::Done;
         }
-        let item = self.items.as_mut()?.next();
-        match item {
-            Some((i, item)) => {
-                self.taken += 1;
-                Some((i, item))
-            }
-            None => {
-                self.items = None;
-                None
-            }
+        if self.reserved >= window {
+            return Slot::Full;
         }
+        self.reserved += 1;
+        Slot::Reserved
     }
 
     /// Whether every item was taken and every result handed out.
     fn finished(&self) -> bool {
-        self.items.is_none() && self.next == self.taken
+        self.count == Some(self.next)
     }
 }
 
-/// The lock, the condition helpers wait on (room in the window, or the
-/// end), and the one the caller waits on (a result it may hand out).
+/// The two locks, the condition helpers wait on (room in the window, or
+/// the end), and the one the caller waits on (a result it may hand out).
 struct Pipeline<I, R> {
-    shared: Mutex<Shared<I, R>>,
+    items: Mutex<Items<I>>,
+    shared: Mutex<Shared<R>>,
     room: Condvar,
     result: Condvar,
     window: usize,
 }
 
 impl<I: Iterator, R> Pipeline<I, R> {
-    fn lock(&self) -> MutexGuard<'_, Shared<I, R>> {
+    fn lock(&self) -> MutexGuard<'_, Shared<R>> {
         // A panic never happens with the lock held (work is done outside
         // it), so a poisoned lock still holds consistent state.
         self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Pull the next item, for a slot reserved in the window. (A panic in
+    /// the stream's `next` poisons this lock; the items after it are then
+    /// pulled from the stream as it was left.)
+    fn pull(&self) -> Pulled<I::Item> {
+        let mut items = self.items.lock().unwrap_or_else(|e| e.into_inner());
+        match items.iter.next() {
+            Some(item) => {
+                items.pulled += 1;
+                Pulled::Item(items.pulled - 1, item)
+            }
+            None => Pulled::End(items.pulled),
+        }
+    }
+
+    /// The stream ended after `count` items, found by pulling for a
+    /// reserved slot: free the slot, and wake whoever may now be done.
+    fn end(&self, s: &mut Shared<R>, count: usize) {
+        s.reserved -= 1;
+        s.count = Some(count);
+        if s.caller_waiting && s.finished() {
+            self.result.notify_one();
+        }
+        if s.helpers_waiting > 0 {
+            self.room.notify_all();
+        }
     }
 
     /// Leave a result; wake the caller if it waits for this one.
@@ -137,11 +198,13 @@ where
     W: Fn(I::Item) -> R + Sync,
 {
     let pipeline = Pipeline {
+        items: Mutex::new(Items { iter: items.fuse(), pulled: 0 }),
         shared: Mutex::new(Shared {
-            items: Some(items.enumerate()),
-            taken: 0,
+            reserved: 0,
             next: 0,
             ready: BTreeMap::new(),
+            count: None,
+            closed: false,
             failed: false,
             helpers_waiting: 0,
             caller_waiting: false,
@@ -172,19 +235,28 @@ where
     let _unwinding = Unwinding(pipeline);
     loop {
         let mut s = pipeline.lock();
-        let (i, item) = loop {
-            if let Some(taken) = s.take(pipeline.window) {
-                break taken;
+        loop {
+            match s.reserve(pipeline.window) {
+                Slot::Reserved => break,
+                Slot::Done => return,
+                Slot::Full => {
+                    s.helpers_waiting += 1;
+                    s = pipeline
+                        .room
+                        .wait(s)
+                        .unwrap_or_else(|e| e.into_inner());
+                    s.helpers_waiting -= 1;
+                }
             }
-            if s.items.is_none() {
+        }
+        drop(s);
+        match pipeline.pull() {
+            Pulled::Item(i, item) => pipeline.leave(i, work(item)),
+            Pulled::End(count) => {
+                pipeline.end(&mut pipeline.lock(), count);
                 return;
             }
-            s.helpers_waiting += 1;
-            s = pipeline.room.wait(s).unwrap_or_else(|e| e.into_inner());
-            s.helpers_waiting -= 1;
-        };
-        drop(s);
-        pipeline.leave(i, work(item));
+        }
     }
 }
 
@@ -195,7 +267,7 @@ struct Closing<'p, I: Iterator, R>(&'p Pipeline<I, R>);
 
 impl<I: Iterator, R> Drop for Closing<'_, I, R> {
     fn drop(&mut self) {
-        self.0.lock().items = None;
+        self.0.lock().closed = true;
         self.0.room.notify_all();
     }
 }
@@ -225,6 +297,7 @@ fn caller<I, R, W>(
             run.drain(..).for_each(&mut *each);
             s = pipeline.lock();
             s.next += n;
+            s.reserved -= n;
             if s.helpers_waiting > 0 {
                 pipeline.room.notify_all();
             }
@@ -233,16 +306,20 @@ fn caller<I, R, W>(
         if s.finished() || s.failed {
             return;
         }
-        if let Some((i, item)) = s.take(pipeline.window) {
+        if let Slot::Reserved = s.reserve(pipeline.window) {
             drop(s);
-            let r = work(item);
-            s = pipeline.lock();
-            s.ready.insert(i, r);
+            match pipeline.pull() {
+                Pulled::Item(i, item) => {
+                    let r = work(item);
+                    s = pipeline.lock();
+                    s.ready.insert(i, r);
+                }
+                Pulled::End(count) => {
+                    s = pipeline.lock();
+                    pipeline.end(&mut s, count);
+                }
+            }
             continue;
-        }
-        // `take` may have just found the items run out.
-        if s.finished() {
-            return;
         }
         s.caller_waiting = true;
         s = pipeline.result.wait(s).unwrap_or_else(|e| e.into_inner());
@@ -286,6 +363,37 @@ mod tests {
             }
         }
         assert!(run(0, 4, 8).is_empty());
+    }
+
+    /// The stream is pulled outside the lock of the results: a slow
+    /// `next` (a walk reading directories) still gives every result once,
+    /// in order, however the threads race to the end of the stream.
+    #[test]
+    fn a_slow_stream_gives_every_result_in_order() {
+        for threads in [2, 3, 8] {
+            for window in [1, 3, 64] {
+                for n in [0, 1, 2, 150] {
+                    let items = (0..n).inspect(|i| {
+                        if i % 5 == 0 {
+                            std::thread::sleep(
+                                std::time::Duration::from_micros(100),
+                            );
+                        }
+                    });
+                    let mut out = vec![];
+                    for_each_ordered(
+                        items,
+                        threads,
+                        window,
+                        |i| i,
+                        &mut |r| out.push(r),
+                    )
+                    .unwrap();
+                    let want: Vec<usize> = (0..n).collect();
+                    assert_eq!(out, want, "{threads}/{window}/{n}");
+                }
+            }
+        }
     }
 
     #[test]
