@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use super::format::{content_text, Kind, Seen, StringValue, ValueParser};
 use super::lines::Lines;
-use super::sniff::{escaped, quick_type, top_level_type, Probe, Sniff};
+use super::sniff::{escaped, quick_type, top_level_type, Needle, Sniff};
 use super::turn::{Back, LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
 
 /// Texts the harness writes as user messages (older rollouts, which
@@ -48,10 +48,10 @@ const HOOK_PROMPT: &str = "<hook_prompt";
 
 /// The payload types no turn needs, whose lines carry most of a
 /// rollout's bytes: tools' outputs and the model's (encrypted) reasoning.
-static SKIPPED_PAYLOADS: [Probe; 3] = [
-    Probe::new(b"\"payload\":{\"type\":\"function_call_output\""),
-    Probe::new(b"\"payload\":{\"type\":\"custom_tool_call_output\""),
-    Probe::new(b"\"payload\":{\"type\":\"reasoning\""),
+static SKIPPED_PAYLOADS: [Needle; 3] = [
+    Needle::new(b"\"payload\":{\"type\":\"function_call_output\""),
+    Needle::new(b"\"payload\":{\"type\":\"custom_tool_call_output\""),
+    Needle::new(b"\"payload\":{\"type\":\"reasoning\""),
 ];
 
 /// Whether a rollout line is one no turn needs, judged from its first bytes
@@ -78,7 +78,7 @@ pub(super) fn wants(line: &[u8]) -> bool {
     match quick_type(line) {
         Some(b"response_item" | b"session_meta") => true,
         Some(b"event_msg") => {
-            static ABORTED: Probe = Probe::new(b"\"turn_aborted\"");
+            static ABORTED: Needle = Needle::new(b"\"turn_aborted\"");
             ABORTED.find(&line[..line.len().min(256)])
         }
         Some(_) => false,
@@ -201,7 +201,7 @@ fn starts_turn(v: &Value) -> bool {
 fn might_start_turn(line: &[u8]) -> bool {
     match quick_type(line) {
         Some(b"response_item") | None => {
-            static USER_ROLE: Probe = Probe::new(b"\"role\":\"user\"");
+            static USER_ROLE: Needle = Needle::new(b"\"role\":\"user\"");
             USER_ROLE.find(line)
         }
         Some(_) => false,
@@ -245,11 +245,11 @@ pub(super) fn entrypoint(head: &[u8]) -> Option<String> {
 
 /// What the reader and [`entrypoint`] need of a `session_meta` line, read
 /// without building the line's value: the line carries the model's base
-/// instructions, tens of kilobytes that no turn needs, and building them
-/// as a `serde_json::Value` cost a scan of Codex rollouts a third of its
-/// time. It is as lenient as a parsed value: a field of another type reads
-/// as absent, unknown keys are skipped, and of duplicate keys the last
-/// wins.
+/// instructions, tens of kilobytes that no turn needs, which a
+/// `serde_json::Value` copied into an ordered map of every key only for
+/// three strings to be read. It is as lenient as a parsed value: a field
+/// of another type reads as absent, unknown keys are skipped, and of
+/// duplicate keys the last wins.
 #[derive(Debug, Default)]
 pub(super) struct SessionMeta {
     /// The line's top-level `type`, when a string.

@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::format::{content_text, ValueParser};
-use super::sniff::{quick_type, Probe};
+use super::sniff::{quick_type, Needle};
 use super::turn::{Back, LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
 
 /// What a Stop hook's reason starts with when stopgate wrote it.
@@ -80,8 +80,9 @@ pub(super) fn tool_result_id(line: &[u8]) -> Option<&str> {
     }
     let id = std::str::from_utf8(&rest[..end]).ok()?;
     let after = &rest[end..rest.len().min(end + 160)];
-    static AFTER_TIMESTAMP: Probe =
-        Probe::new(b"\",\"type\":\"user\",\"content\":[{\"functionResponse\"");
+    static AFTER_TIMESTAMP: Needle = Needle::new(
+        b"\",\"type\":\"user\",\"content\":[{\"functionResponse\"",
+    );
     let ts_end = AFTER_TIMESTAMP.finder().find(after)?;
     // Only a plain timestamp between: no other key, no nested value.
     const TIMESTAMP: &[u8] = b"\",\"timestamp\":\"";

@@ -19,7 +19,7 @@ use memchr::memmem;
 use super::format::Format;
 use super::lines::{Line, Lines, RevLines};
 use super::record::{Block, Content, Record, RecordParser, RecordType};
-use super::sniff::{find_key, Probe};
+use super::sniff::{find_key, Needle};
 use super::source::Transcript;
 
 /// How many lines that are not bookkeeping the entrypoint head-scan reads.
@@ -512,8 +512,8 @@ fn counts_for_entrypoint(rec: &Record<'_>) -> bool {
 /// with which a key may spell it. Other escapes, such as the `\u001b` of
 /// terminal colours in tool output, cannot.
 fn may_name_entrypoint(line: &[u8]) -> bool {
-    static ENTRYPOINT: Probe = Probe::new(b"entrypoint");
-    static LATIN_ESCAPE: Probe = Probe::new(b"\\u00");
+    static ENTRYPOINT: Needle = Needle::new(b"entrypoint");
+    static LATIN_ESCAPE: Needle = Needle::new(b"\\u00");
     if ENTRYPOINT.find(line) {
         return true;
     }
@@ -600,10 +600,10 @@ pub(crate) fn might_be_chat(line: &[u8]) -> bool {
     ASSISTANT.find(line) || USER.find(line) || ESCAPE.find(line)
 }
 
-static ASSISTANT: Probe = Probe::new(b"assistant");
-static USER: Probe = Probe::new(b"user");
+static ASSISTANT: Needle = Needle::new(b"assistant");
+static USER: Needle = Needle::new(b"user");
 /// An escape, with which a record may spell its type.
-static ESCAPE: Probe = Probe::new(b"\\u");
+static ESCAPE: Needle = Needle::new(b"\\u");
 
 /// The last non-blank text of a main-chain assistant record.
 pub(crate) fn last_text_of<'a>(rec: &Record<'a>) -> Option<&'a str> {

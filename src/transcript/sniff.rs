@@ -289,17 +289,17 @@ fn sniff(b: &[u8]) -> Option<Sniff<'_>> {
     }
 }
 
-/// A substring probe whose searcher is built once, on first use, for
-/// probes run on every line: `memmem::find` builds one at every call,
-/// which costs more than searching a line's first few hundred bytes.
-pub(crate) struct Probe {
+/// A substring to look for in lines, whose searcher is built once, on
+/// first use: `memmem::find` builds one at every call, which costs more
+/// than searching a line's first few hundred bytes.
+pub(crate) struct Needle {
     pub(crate) needle: &'static [u8],
     finder: std::sync::OnceLock<memmem::Finder<'static>>,
 }
 
-impl Probe {
-    pub(crate) const fn new(needle: &'static [u8]) -> Probe {
-        Probe { needle, finder: std::sync::OnceLock::new() }
+impl Needle {
+    pub(crate) const fn new(needle: &'static [u8]) -> Needle {
+        Needle { needle, finder: std::sync::OnceLock::new() }
     }
 
     pub(crate) fn finder(&self) -> &memmem::Finder<'static> {

@@ -52,7 +52,7 @@ use super::lines::{Lines, RevLines};
 use super::query::{is_blank, walk_rev};
 use super::reader::TurnReader;
 use super::record::{Block, Content, Record, RecordParser, RecordType};
-use super::sniff::{quick_type, skip_ws, tail_type, Probe};
+use super::sniff::{quick_type, skip_ws, tail_type, Needle};
 use super::source::Transcript;
 use crate::changes::{ChangeReason, ShellInput, EDIT_TOOLS, SHELL_TOOLS};
 
@@ -614,16 +614,16 @@ const LAUNCH_TOOLS: &[&str] = &["Task", "Agent"];
 /// just that word, the value of a misspelt key) does not make a prompt
 /// look like a tool result. (An object typed `tool_result` nested off the
 /// block level still would; Claude Code writes none.)
-static TOOL_RESULT: Probe = Probe::new(b"\"type\":\"tool_result\"");
-static SUMMARY: Probe = Probe::new(b"\"stop_hook_summary\"");
-static LOCAL_COMMAND: Probe = Probe::new(b"\"local_command\"");
-static BLOCKING: Probe = Probe::new(b"\"hook_blocking_error\"");
+static TOOL_RESULT: Needle = Needle::new(b"\"type\":\"tool_result\"");
+static SUMMARY: Needle = Needle::new(b"\"stop_hook_summary\"");
+static LOCAL_COMMAND: Needle = Needle::new(b"\"local_command\"");
+static BLOCKING: Needle = Needle::new(b"\"hook_blocking_error\"");
 
-static TOOL_USE: Probe = Probe::new(b"tool_use");
-static ESCAPE: Probe = Probe::new(b"\\u");
+static TOOL_USE: Needle = Needle::new(b"tool_use");
+static ESCAPE: Needle = Needle::new(b"\\u");
 /// A record's type spelt in its bytes, as a user or a system record must.
-static USER: Probe = Probe::new(b"\"user\"");
-static SYSTEM: Probe = Probe::new(b"\"system\"");
+static USER: Needle = Needle::new(b"\"user\"");
+static SYSTEM: Needle = Needle::new(b"\"system\"");
 
 /// Whether a line may hold a tool use that changes files: one that may
 /// hold a tool use ([`may_hold_tool_use`]) and has a `"name"` key whose
@@ -634,7 +634,7 @@ static SYSTEM: Probe = Probe::new(b"\"system\"");
 /// unparsed. A `"name"` inside a string only makes the answer `true`
 /// more often.
 fn may_hold_change(line: &[u8]) -> bool {
-    static NAME: Probe = Probe::new(b"\"name\"");
+    static NAME: Needle = Needle::new(b"\"name\"");
     if !may_hold_tool_use(line) {
         return false;
     }
