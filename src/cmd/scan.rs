@@ -1,7 +1,8 @@
 //! `stopgate scan [PATH...]`: findings across transcript archives.
 
+use std::cmp::Reverse;
 use std::io::{self, IsTerminal, Seek, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -576,17 +577,40 @@ impl Tally {
         }
         self.findings += findings;
         if findings > 0 {
-            self.worst.push(Worst {
+            rank_worst(&mut self.worst, findings, &r.path, || Worst {
                 label: session_label(r),
                 path: r.path.clone(),
                 findings,
                 turns: r.turns.len(),
             });
-            self.worst.sort_by(|a, b| {
-                b.findings.cmp(&a.findings).then(a.path.cmp(&b.path))
-            });
-            self.worst.truncate(WORST);
         }
+    }
+}
+
+/// Put a session with `findings` among the `worst`, which are kept
+/// sorted (most findings first, then by path) and at most [`WORST`]
+/// long, as a stable sort after a push would keep them. The session's row
+/// is made only if it ranks: making a label for every file was most of
+/// the allocation on the thread that writes the reports.
+fn rank_worst(
+    worst: &mut Vec<Worst>,
+    findings: usize,
+    path: &Path,
+    make: impl FnOnce() -> Worst,
+) {
+    fn key(findings: usize, path: &Path) -> (Reverse<usize>, &Path) {
+        (Reverse(findings), path)
+    }
+    let ranks = worst.len() < WORST
+        || worst.last().is_some_and(|last| {
+            key(findings, path) < key(last.findings, &last.path)
+        });
+    if ranks {
+        let at = worst.partition_point(|w| {
+            key(w.findings, &w.path) <= key(findings, path)
+        });
+        worst.insert(at, make());
+        worst.truncate(WORST);
     }
 }
 
@@ -1075,4 +1099,38 @@ fn path_text(path: &std::path::Path) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `rank_worst` against a push, a stable sort and a cut, on sessions
+    /// with many ties; and it makes a row only for a session that ranks.
+    #[test]
+    fn the_worst_are_those_a_sort_would_keep() {
+        let mut made = 0;
+        let mut worst = vec![];
+        let mut naive: Vec<(usize, PathBuf)> = vec![];
+        for i in 0..500usize {
+            let findings = 1 + (i * 7919) % 5;
+            let path = PathBuf::from(format!("p{:03}", (i * 104_729) % 300));
+            rank_worst(&mut worst, findings, &path, || {
+                made += 1;
+                Worst {
+                    label: String::new(),
+                    path: path.clone(),
+                    findings,
+                    turns: 0,
+                }
+            });
+            naive.push((findings, path));
+            naive.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            naive.truncate(WORST);
+            let got: Vec<(usize, PathBuf)> =
+                worst.iter().map(|w| (w.findings, w.path.clone())).collect();
+            assert_eq!(got, naive, "after {i}");
+        }
+        assert!(made < 100, "{made} rows made for 500 sessions");
+    }
 }

@@ -123,7 +123,13 @@ impl Format {
     /// answer among the first 64 non-empty lines, for a reader
     /// that gets lines one at a time (`stopgate scan`).
     pub fn of_line(line: &[u8]) -> Option<Format> {
-        Format::of_line_with(line, &mut ValueParser::default())
+        // One parser per thread: a scan asks this of every file's first
+        // line, and a new parser allocates its buffers anew.
+        thread_local! {
+            static PARSER: std::cell::RefCell<ValueParser> =
+                std::cell::RefCell::new(ValueParser::default());
+        }
+        PARSER.with_borrow_mut(|p| Format::of_line_with(line, p))
     }
 
     /// The format one line proves, if any: a line of at most

@@ -68,6 +68,8 @@ pub struct RecordParser {
     buffers: RefCell<simd_json::Buffers>,
     /// simd-json's tape, empty between lines, kept for its allocation.
     tape: RefCell<Option<Tape<'static>>>,
+    /// The longest line parsed, which the scratch space has grown to.
+    longest: std::cell::Cell<usize>,
 }
 
 impl fmt::Debug for RecordParser {
@@ -86,11 +88,19 @@ impl Default for RecordParser {
 
 impl RecordParser {
     /// A parser with empty scratch space.
+    ///
+    /// The space of the last parser dropped on this thread is taken up
+    /// again, if it was small: a scan makes parsers for every file, and
+    /// growing each one's arena, tape and buffers anew was, on an archive
+    /// of small files, most of the scan's calls to the allocator.
     pub fn new() -> RecordParser {
+        let spare =
+            SPARE.with_borrow_mut(|spares| spares.pop()).unwrap_or_default();
         RecordParser {
-            arena: Bump::new(),
-            buffers: RefCell::new(simd_json::Buffers::default()),
-            tape: RefCell::new(None),
+            arena: spare.arena,
+            buffers: RefCell::new(spare.buffers),
+            tape: RefCell::new(spare.tape),
+            longest: std::cell::Cell::new(0),
         }
     }
 
@@ -100,6 +110,7 @@ impl RecordParser {
     /// rewrites its input. An error means the line is not a JSON object:
     /// it is invalid JSON, invalid UTF-8, or a JSON value of another kind.
     pub fn parse<'p>(&'p self, line: &[u8]) -> Result<Record<'p>, ParseError> {
+        self.longest.set(self.longest.get().max(line.len()));
         let scratch = self.padded_copy(line);
         let mut buffers = self.buffers.borrow_mut();
         let mut tape: Tape<'p> =
@@ -130,6 +141,49 @@ impl RecordParser {
     /// Free every record parsed so far, keeping the arena's memory.
     pub fn reset(&mut self) {
         self.arena.reset();
+    }
+}
+
+/// The scratch space of a dropped parser, kept for the thread's next.
+#[derive(Default)]
+struct Spare {
+    arena: Bump,
+    buffers: simd_json::Buffers,
+    tape: Option<Tape<'static>>,
+}
+
+/// The longest line a parser may have parsed and still leave its space
+/// to the next: its arena, tape and buffers grow with the longest line,
+/// and a parser that met a longer one gives its memory back.
+const SPARE_MAX_LINE: usize = 64 << 10;
+
+/// How many parsers' space a thread keeps: a scan has a file's reader
+/// and its head's entrypoint scan alive at once.
+const SPARES: usize = 2;
+
+thread_local! {
+    static SPARE: RefCell<Vec<Spare>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Drop for RecordParser {
+    fn drop(&mut self) {
+        if self.longest.get() > SPARE_MAX_LINE {
+            return;
+        }
+        let mut arena = std::mem::take(&mut self.arena);
+        arena.reset();
+        let spare = Spare {
+            arena,
+            buffers: self.buffers.take(),
+            tape: self.tape.take(),
+        };
+        // A thread that is exiting has no spares to keep.
+        let _ = SPARE.try_with(|spares| {
+            let mut spares = spares.borrow_mut();
+            if spares.len() < SPARES {
+                spares.push(spare);
+            }
+        });
     }
 }
 
