@@ -8,7 +8,8 @@
 #
 # Sessions are copies of fixtures/transcripts/turn_kinds.jsonl (7 KB, 6
 # turns, findings included), each with its own session id, in folders of
-# 1,000 under target/stopgate-bench/many-N/. Peak RSS is GNU time's %M.
+# 1,000 under target/stopgate-bench/many-N/ (benches/support/many.sh).
+# Peak RSS is GNU time's %M.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-100000}
@@ -17,23 +18,8 @@ if [ -z "$bin" ]; then
     cargo build --release --quiet --bin stopgate
     bin=$PWD/target/release/stopgate
 fi
-dir=target/stopgate-bench/many-$n
-if [ ! -d "$dir" ]; then
-    python3 - "$dir" "$n" <<'PY'
-import os, sys
-root, n = sys.argv[1], int(sys.argv[2])
-src = open("fixtures/transcripts/turn_kinds.jsonl").read()
-tmp = root + ".tmp"
-for i in range(n):
-    d = os.path.join(tmp, "proj-%03d" % (i // 1000))
-    if i % 1000 == 0:
-        os.makedirs(d, exist_ok=True)
-    sid = "%08x-0000-4000-8000-%012x" % (i, i)
-    with open(os.path.join(d, sid + ".jsonl"), "w") as f:
-        f.write(src.replace('"sessionId":"', '"sessionId":"' + sid + '-'))
-os.rename(tmp, root)
-PY
-fi
+. benches/support/many.sh
+dir=$(many_sessions "$n")
 one=target/stopgate-bench/one-session
 mkdir -p "$one"
 cp fixtures/transcripts/turn_kinds.jsonl "$one/"
