@@ -106,6 +106,7 @@ where
     let window =
         threads.saturating_mul(IN_FLIGHT_PER_THREAD).min(MAX_IN_FLIGHT);
     let work = |c: Candidate| {
+        crate::transcript::recycle_parsers();
         let report = scan_file(&c.path, gates, options);
         progress(c.len);
         report

@@ -31,7 +31,7 @@ pub use self::turn::{Chain, Prompt, StopBlocks, ToolCall, Turn, TurnKind};
 #[cfg(feature = "archive")]
 pub(crate) use self::{
     format::PROBE_LINES, query::HeadEntrypoint, reader::TurnReader,
-    turn::LinePos,
+    record::recycle_parsers, turn::LinePos,
 };
 // Public, for the hook module's re-export.
 pub use self::turn::safe_id;

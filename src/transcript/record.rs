@@ -89,13 +89,14 @@ impl Default for RecordParser {
 impl RecordParser {
     /// A parser with empty scratch space.
     ///
-    /// The space of the last parser dropped on this thread is taken up
-    /// again, if it was small: a scan makes parsers for every file, and
-    /// growing each one's arena, tape and buffers anew was, on an archive
-    /// of small files, most of the scan's calls to the allocator.
+    /// On a thread of the archive scan (which calls `recycle_parsers`),
+    /// the space of a parser dropped before is taken up again.
     pub fn new() -> RecordParser {
-        let spare =
-            SPARE.with_borrow_mut(|spares| spares.pop()).unwrap_or_default();
+        let spare = match RECYCLING.get() {
+            true => SPARE.with_borrow_mut(|spares| spares.pop()),
+            false => None,
+        };
+        let spare = spare.unwrap_or_default();
         RecordParser {
             arena: spare.arena,
             buffers: RefCell::new(spare.buffers),
@@ -163,11 +164,27 @@ const SPARES: usize = 2;
 
 thread_local! {
     static SPARE: RefCell<Vec<Spare>> = const { RefCell::new(Vec::new()) };
+    /// Whether this thread recycles parsers ([`recycle_parsers`]).
+    static RECYCLING: std::cell::Cell<bool> =
+        const { std::cell::Cell::new(false) };
+}
+
+/// Keep the scratch space of the parsers dropped on this thread for the
+/// ones made after them, if it is small.
+///
+/// For a bulk reader's threads: a scan makes parsers for every file, and
+/// growing each one's arena, tape and buffers anew was, on an archive of
+/// small files, most of its calls to the allocator, which two threads
+/// then waited on. A one-shot reader (the hook) makes few parsers, and
+/// does not pay for the thread-local store and its clean-up at exit.
+#[cfg_attr(not(feature = "archive"), allow(dead_code))]
+pub(crate) fn recycle_parsers() {
+    RECYCLING.set(true);
 }
 
 impl Drop for RecordParser {
     fn drop(&mut self) {
-        if self.longest.get() > SPARE_MAX_LINE {
+        if !RECYCLING.get() || self.longest.get() > SPARE_MAX_LINE {
             return;
         }
         let mut arena = std::mem::take(&mut self.arena);
