@@ -27,8 +27,8 @@
 //! the stream under a lock of its own. The scan's stream is a directory
 //! walk, whose `next` reads directories and stats files; under the one
 //! lock of the results, every other thread's result and hand-out waited
-//! for those system calls, and on an archive of small files two threads
-//! were slower than one (`benches/RESULTS.md`, 2026-12-04).
+//! for those system calls: on an archive of small files, 43% of the times
+//! a thread went to sleep (`benches/RESULTS.md`, 2026-12-04).
 //!
 //! The window bounds memory: at most `window` items are taken and not yet
 //! handed out, whatever the number of items or how long any one takes.
