@@ -246,23 +246,81 @@ impl ValueParser {
 }
 
 /// The top-level keys that tell a format, as [`Format::of`] reads them:
-/// every other key is skipped unread, and a key of an unexpected type
-/// reads as absent (a `type` that is not a string, a `message` that is not
-/// an object), as with a parsed value.
-#[derive(Default, serde::Deserialize)]
-#[serde(default)]
+/// every other key is skipped unread, a key of an unexpected type reads
+/// as absent (a `type` that is not a string, a `message` that is not an
+/// object), and a key given twice holds its last value, all as with a
+/// parsed value. (A derived reader would reject the line outright on a
+/// repeated key.)
+#[derive(Default)]
 struct Probe {
-    #[serde(rename = "type")]
     kind: StringValue,
     message: ObjectValue,
-    #[serde(rename = "$set")]
     set: AnyValue,
-    #[serde(rename = "$rewindTo")]
     rewind: AnyValue,
-    #[serde(rename = "sessionId")]
     session_id: AnyValue,
-    #[serde(rename = "projectHash")]
     project_hash: AnyValue,
+}
+
+/// A top-level key of a line, as [`Probe`] reads it.
+#[derive(serde::Deserialize)]
+enum ProbeKey {
+    #[serde(rename = "type")]
+    Kind,
+    #[serde(rename = "message")]
+    Message,
+    #[serde(rename = "$set")]
+    Set,
+    #[serde(rename = "$rewindTo")]
+    Rewind,
+    #[serde(rename = "sessionId")]
+    SessionId,
+    #[serde(rename = "projectHash")]
+    ProjectHash,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Probe {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Probe, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Probe;
+
+            fn expecting(
+                &self,
+                f: &mut std::fmt::Formatter<'_>,
+            ) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Probe, A::Error> {
+                let mut p = Probe::default();
+                while let Some(key) = map.next_key::<ProbeKey>()? {
+                    match key {
+                        ProbeKey::Kind => p.kind = map.next_value()?,
+                        ProbeKey::Message => p.message = map.next_value()?,
+                        ProbeKey::Set => p.set = map.next_value()?,
+                        ProbeKey::Rewind => p.rewind = map.next_value()?,
+                        ProbeKey::SessionId => {
+                            p.session_id = map.next_value()?
+                        }
+                        ProbeKey::ProjectHash => {
+                            p.project_hash = map.next_value()?
+                        }
+                        ProbeKey::Other => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(p)
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 /// A value that is kept only when it is a string.
@@ -434,6 +492,33 @@ mod tests {
         assert_eq!(Format::of(codex_tail.as_bytes()), Format::Codex);
         assert_eq!(Format::of(b""), Format::Claude);
         assert_eq!(Format::of(b"not json\n"), Format::Claude);
+    }
+
+    /// A key given twice counts by its last value, as in a parsed value,
+    /// for every key the probe reads.
+    #[test]
+    fn a_repeated_key_holds_its_last_value() {
+        let cases: [(&[u8], Option<Format>); 6] = [
+            (br#"{"type":"user","type":"session_meta"}"#, Some(Format::Codex)),
+            (
+                br#"{"type":"session_meta","type":"user","message":{}}"#,
+                Some(Format::Claude),
+            ),
+            (
+                br#"{"type":"user","message":{},"message":"x"}"#,
+                Some(Format::Gemini),
+            ),
+            (br#"{"type":"x","type":5}"#, None),
+            (br#"{"$set":1,"$set":2}"#, Some(Format::Gemini)),
+            (
+                br#"{"sessionId":"s","projectHash":1,"projectHash":null}"#,
+                Some(Format::Gemini),
+            ),
+        ];
+        for (line, want) in cases {
+            let text = String::from_utf8_lossy(line);
+            assert_eq!(Format::of_line(line), want, "{text}");
+        }
     }
 
     #[test]
