@@ -26,7 +26,10 @@
 
 use serde_json::Value;
 
-use super::format::{content_text, Kind, Seen, StringValue, ValueParser};
+use serde::de::{IgnoredAny, MapAccess};
+
+use super::format::{content_text, ValueParser};
+use super::lenient::{deserialize_leniently, Key, Lenient, Str};
 use super::lines::Lines;
 use super::sniff::{escaped, quick_type, top_level_type, Needle, Sniff};
 use super::turn::{Back, LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
@@ -306,120 +309,63 @@ impl SessionMeta {
     }
 }
 
-impl<'de> serde::Deserialize<'de> for SessionMeta {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<SessionMeta, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = SessionMeta;
-            fn expecting(
-                &self,
-                f: &mut std::fmt::Formatter<'_>,
-            ) -> std::fmt::Result {
-                f.write_str("a rollout line")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<SessionMeta, A::Error> {
-                let mut meta = SessionMeta::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "type" => {
-                            meta.kind = map.next_value::<StringValue>()?.0
-                        }
-                        "payload" => meta.payload = map.next_value()?,
-                        _ => {
-                            map.next_value::<serde::de::IgnoredAny>()?;
-                        }
-                    }
+impl Lenient for SessionMeta {
+    fn other() -> SessionMeta {
+        SessionMeta::default()
+    }
+    fn object<'de, A: MapAccess<'de>>(
+        mut map: A,
+    ) -> Result<SessionMeta, A::Error> {
+        let mut meta = SessionMeta::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match &*key {
+                "type" => meta.kind = map.next_value::<Str>()?.0,
+                "payload" => meta.payload = map.next_value()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
                 }
-                Ok(meta)
             }
         }
-        d.deserialize_map(V)
+        Ok(meta)
     }
 }
 
-impl<'de> serde::Deserialize<'de> for MetaPayload {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<MetaPayload, D::Error> {
-        use serde::de::{IgnoredAny, MapAccess, SeqAccess};
-        /// A payload that is not an object has none of the fields.
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = MetaPayload;
-            fn expecting(
-                &self,
-                f: &mut std::fmt::Formatter<'_>,
-            ) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<MetaPayload, A::Error> {
-                let mut p = MetaPayload::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "id" => p.id = map.next_value::<StringValue>()?.0,
-                        "session_id" => {
-                            p.session_id = map.next_value::<StringValue>()?.0
-                        }
-                        "cwd" => p.cwd = map.next_value::<StringValue>()?.0,
-                        "source" => p.source = map.next_value()?,
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
+/// A payload that is not an object has none of the fields.
+impl Lenient for MetaPayload {
+    fn other() -> MetaPayload {
+        MetaPayload::default()
+    }
+    fn object<'de, A: MapAccess<'de>>(
+        mut map: A,
+    ) -> Result<MetaPayload, A::Error> {
+        let mut p = MetaPayload::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match &*key {
+                "id" => p.id = map.next_value::<Str>()?.0,
+                "session_id" => p.session_id = map.next_value::<Str>()?.0,
+                "cwd" => p.cwd = map.next_value::<Str>()?.0,
+                "source" => p.source = map.next_value()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
                 }
-                Ok(p)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<MetaPayload, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(MetaPayload::default())
-            }
-            fn visit_str<E>(self, _: &str) -> Result<MetaPayload, E> {
-                Ok(MetaPayload::default())
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<MetaPayload, E> {
-                Ok(MetaPayload::default())
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<MetaPayload, E> {
-                Ok(MetaPayload::default())
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<MetaPayload, E> {
-                Ok(MetaPayload::default())
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<MetaPayload, E> {
-                Ok(MetaPayload::default())
-            }
-            fn visit_unit<E>(self) -> Result<MetaPayload, E> {
-                Ok(MetaPayload::default())
-            }
-            fn visit_none<E>(self) -> Result<MetaPayload, E> {
-                Ok(MetaPayload::default())
             }
         }
-        d.deserialize_any(V)
+        Ok(p)
     }
 }
 
-impl<'de> serde::Deserialize<'de> for Source {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Source, D::Error> {
-        Ok(match d.deserialize_any(Kind)? {
-            Seen::Str(s) => Source::Named(s),
-            Seen::Object | Seen::Other => Source::Other,
-        })
+/// A `source` key that is there reads as [`Source::Other`] unless it is a
+/// string.
+impl Lenient for Source {
+    fn other() -> Source {
+        Source::Other
+    }
+    fn string(s: &str) -> Source {
+        Source::Named(s.to_string())
     }
 }
+
+deserialize_leniently!(SessionMeta, MetaPayload, Source);
 
 #[cfg(test)]
 mod tests {

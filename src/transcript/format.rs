@@ -19,6 +19,11 @@
 //! top-level `type`; a tail window that starts mid-file is enough, because
 //! every line of a format has that format's shape.
 
+use serde::de::{IgnoredAny, MapAccess};
+
+use super::lenient::{
+    deserialize_leniently, present, IsObject, Key, Lenient, Str,
+};
 use super::lines::Lines;
 
 /// The agent whose transcript format a file has.
@@ -143,22 +148,22 @@ impl Format {
             return None;
         }
         let probe = parser.probe(line)?;
-        match probe.kind.0.as_deref() {
+        match probe.kind.as_deref() {
             Some(t) if CODEX_TYPES.contains(&t.as_bytes()) => {
                 Some(Format::Codex)
             }
             Some(t) if GEMINI_TYPES.contains(&t.as_bytes()) => {
                 Some(Format::Gemini)
             }
-            Some("user") => Some(if probe.message.0 {
+            Some("user") => Some(if probe.message {
                 Format::Claude
             } else {
                 Format::Gemini
             }),
             Some(_) => Some(Format::Claude),
-            None if probe.set.0
-                || probe.rewind.0
-                || (probe.session_id.0 && probe.project_hash.0) =>
+            None if probe.set
+                || probe.rewind
+                || (probe.session_id && probe.project_hash) =>
             {
                 Some(Format::Gemini)
             }
@@ -245,179 +250,42 @@ impl ValueParser {
     }
 }
 
-/// The top-level keys that tell a format, as [`Format::of`] reads them:
-/// every other key is skipped unread, a key of an unexpected type reads
-/// as absent (a `type` that is not a string, a `message` that is not an
-/// object), and a key given twice holds its last value, all as with a
-/// parsed value. (A derived reader would reject the line outright on a
-/// repeated key.)
+/// The top-level keys that tell a format, as [`Format::of`] reads them,
+/// as leniently as a parsed value ([`super::lenient`]).
 #[derive(Default)]
 struct Probe {
-    kind: StringValue,
-    message: ObjectValue,
-    set: AnyValue,
-    rewind: AnyValue,
-    session_id: AnyValue,
-    project_hash: AnyValue,
+    kind: Option<String>,
+    message: bool,
+    set: bool,
+    rewind: bool,
+    session_id: bool,
+    project_hash: bool,
 }
 
-/// A top-level key of a line, as [`Probe`] reads it.
-#[derive(serde::Deserialize)]
-enum ProbeKey {
-    #[serde(rename = "type")]
-    Kind,
-    #[serde(rename = "message")]
-    Message,
-    #[serde(rename = "$set")]
-    Set,
-    #[serde(rename = "$rewindTo")]
-    Rewind,
-    #[serde(rename = "sessionId")]
-    SessionId,
-    #[serde(rename = "projectHash")]
-    ProjectHash,
-    #[serde(other)]
-    Other,
-}
-
-impl<'de> serde::Deserialize<'de> for Probe {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Probe, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Probe;
-
-            fn expecting(
-                &self,
-                f: &mut std::fmt::Formatter<'_>,
-            ) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Probe, A::Error> {
-                let mut p = Probe::default();
-                while let Some(key) = map.next_key::<ProbeKey>()? {
-                    match key {
-                        ProbeKey::Kind => p.kind = map.next_value()?,
-                        ProbeKey::Message => p.message = map.next_value()?,
-                        ProbeKey::Set => p.set = map.next_value()?,
-                        ProbeKey::Rewind => p.rewind = map.next_value()?,
-                        ProbeKey::SessionId => {
-                            p.session_id = map.next_value()?
-                        }
-                        ProbeKey::ProjectHash => {
-                            p.project_hash = map.next_value()?
-                        }
-                        ProbeKey::Other => {
-                            map.next_value::<serde::de::IgnoredAny>()?;
-                        }
-                    }
+impl Lenient for Probe {
+    fn other() -> Probe {
+        Probe::default()
+    }
+    fn object<'de, A: MapAccess<'de>>(mut map: A) -> Result<Probe, A::Error> {
+        let mut p = Probe::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match &*key {
+                "type" => p.kind = map.next_value::<Str>()?.0,
+                "message" => p.message = map.next_value::<IsObject>()?.0,
+                "$set" => p.set = present(&mut map)?,
+                "$rewindTo" => p.rewind = present(&mut map)?,
+                "sessionId" => p.session_id = present(&mut map)?,
+                "projectHash" => p.project_hash = present(&mut map)?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
                 }
-                Ok(p)
             }
         }
-        d.deserialize_map(V)
+        Ok(p)
     }
 }
 
-/// A value that is kept only when it is a string.
-#[derive(Default)]
-pub(super) struct StringValue(pub(super) Option<String>);
-
-/// Whether a value is an object.
-#[derive(Default)]
-struct ObjectValue(bool);
-
-/// Whether a key is there, whatever its value.
-#[derive(Default)]
-struct AnyValue(bool);
-
-/// Skips any value, telling what kind it was.
-pub(super) struct Kind;
-
-/// What [`Kind`] saw.
-pub(super) enum Seen {
-    /// A string, kept.
-    Str(String),
-    /// An object, skipped.
-    Object,
-    /// Any other value, skipped.
-    Other,
-}
-
-impl<'de> serde::de::Visitor<'de> for Kind {
-    type Value = Seen;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Seen, E> {
-        Ok(Seen::Str(v.to_string()))
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(
-        self,
-        mut map: A,
-    ) -> Result<Seen, A::Error> {
-        use serde::de::IgnoredAny;
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Seen::Object)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(
-        self,
-        mut seq: A,
-    ) -> Result<Seen, A::Error> {
-        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-        Ok(Seen::Other)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Seen, E> {
-        Ok(Seen::Other)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Seen, E> {
-        Ok(Seen::Other)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Seen, E> {
-        Ok(Seen::Other)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Seen, E> {
-        Ok(Seen::Other)
-    }
-    fn visit_unit<E>(self) -> Result<Seen, E> {
-        Ok(Seen::Other)
-    }
-    fn visit_none<E>(self) -> Result<Seen, E> {
-        Ok(Seen::Other)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for StringValue {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        Ok(StringValue(match d.deserialize_any(Kind)? {
-            Seen::Str(s) => Some(s),
-            _ => None,
-        }))
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ObjectValue {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        Ok(ObjectValue(matches!(d.deserialize_any(Kind)?, Seen::Object)))
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for AnyValue {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Self, D::Error> {
-        d.deserialize_any(Kind).map(|_| AnyValue(true))
-    }
-}
+deserialize_leniently!(Probe);
 
 /// The text of a content value: a string, or the `text` fields of a list
 /// of parts joined by newlines (`None` when there are none).

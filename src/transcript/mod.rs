@@ -14,6 +14,7 @@
 mod codex;
 mod format;
 mod gemini;
+mod lenient;
 pub(crate) mod lines;
 mod query;
 mod reader;
