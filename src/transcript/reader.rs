@@ -260,8 +260,8 @@ impl TurnReader {
             }
             return None;
         }
-        match self.values.parse(line) {
-            Some(v) => self.replay.push(&v, pos),
+        match self.values.object::<gemini::Record>(line) {
+            Some(r) => self.replay.push(r, pos),
             None => self.corrupt += usize::from(terminated),
         }
         None
