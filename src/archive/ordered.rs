@@ -30,11 +30,20 @@
 //! for those system calls: on an archive of small files, 43% of the times
 //! a thread went to sleep (`benches/RESULTS.md`, 2026-12-04).
 //!
+//! # Batches
+//!
+//! When items are quick to work (a few KB of transcript), a thread takes
+//! several in one go ([`Pace`]): slots for all of them at once, the items
+//! under one taking of the stream's lock. One at a time, two threads met
+//! at the stream's lock at nearly every small file, and each meeting is a
+//! sleep and a wake-up.
+//!
 //! The window bounds memory: at most `window` items are taken and not yet
 //! handed out, whatever the number of items or how long any one takes.
 
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// The stream of items, numbered as they are pulled.
 struct Items<I> {
@@ -43,12 +52,55 @@ struct Items<I> {
     pulled: usize,
 }
 
-/// What pulling an item gave.
-enum Pulled<T> {
-    /// The item and its number.
-    Item(usize, T),
-    /// The stream ended, after this many items.
-    End(usize),
+/// What pulling for some reserved slots gave.
+struct Pulled {
+    /// The number of the first item pulled; the others follow it.
+    first: usize,
+    /// The number of items, when the stream ended before every slot had
+    /// one.
+    ended: Option<usize>,
+}
+
+/// How many items a thread takes in one go: as many as it works through
+/// in about [`BATCH_TIME`], from one to [`MAX_BATCH`].
+///
+/// Taking an item takes the stream's lock, and on an archive of small
+/// files the threads met there at nearly every file: on 3,963 Gemini CLI
+/// logs of a few KB, two threads made 4,000 `futex` calls, each a sleep
+/// and a wake-up, and took longer than one. Files that take a
+/// millisecond are still taken one at a time, so no thread is left at
+/// the end with a batch of long files while the others idle.
+#[derive(Debug, Default)]
+struct Pace {
+    /// The time an item took, on average over the last batch; zero until
+    /// one is worked.
+    per_item: Duration,
+    /// Whether this is the only thread, which then never batches.
+    alone: bool,
+}
+
+/// The work a thread takes in one go, in time.
+const BATCH_TIME: Duration = Duration::from_micros(200);
+
+/// The most items a thread takes in one go.
+const MAX_BATCH: usize = 16;
+
+impl Pace {
+    /// How many items to take next.
+    fn batch(&self) -> usize {
+        if self.alone || self.per_item.is_zero() {
+            return 1;
+        }
+        let n = BATCH_TIME.as_nanos() / self.per_item.as_nanos();
+        (n as usize).clamp(1, MAX_BATCH)
+    }
+
+    /// `n` items were worked in `took`.
+    fn worked(&mut self, n: usize, took: Duration) {
+        if let Some(per_item) = took.checked_div(n as u32) {
+            self.per_item = per_item.max(Duration::from_nanos(1));
+        }
+    }
 }
 
 /// The window and the results, behind one lock.
@@ -72,10 +124,10 @@ struct Shared<R> {
     caller_waiting: bool,
 }
 
-/// Whether a slot in the window could be reserved.
+/// Whether slots in the window could be reserved.
 enum Slot {
-    /// Reserved: pull the next item.
-    Reserved,
+    /// This many reserved, one or more: pull as many items.
+    Reserved(usize),
     /// The window is full.
     Full,
     /// Nothing more is to be taken.
@@ -83,17 +135,19 @@ enum Slot {
 }
 
 impl<R> Shared<R> {
-    /// Reserve a slot for the next item, if the window has room.
-    fn reserve(&mut self, window: usize) -> Slot {
+    /// Reserve slots for up to `want` items, as many as the window has
+    /// room for.
+    fn reserve(&mut self, window: usize, want: usize) -> Slot {
         let ended = self.count.is_some_and(|c| self.next + self.reserved >= c);
         if self.closed || ended {
             return Slot::Done;
         }
-        if self.reserved >= window {
+        let n = want.min(window.saturating_sub(self.reserved));
+        if n == 0 {
             return Slot::Full;
         }
-        self.reserved += 1;
-        Slot::Reserved
+        self.reserved += n;
+        Slot::Reserved(n)
     }
 
     /// Whether every item was taken and every result handed out.
@@ -105,6 +159,8 @@ impl<R> Shared<R> {
 /// The two locks, the condition helpers wait on (room in the window, or
 /// the end), and the one the caller waits on (a result it may hand out).
 struct Pipeline<I, R> {
+    /// How many helper threads there are.
+    helpers: usize,
     items: Mutex<Items<I>>,
     shared: Mutex<Shared<R>>,
     room: Condvar,
@@ -119,24 +175,24 @@ impl<I: Iterator, R> Pipeline<I, R> {
         self.shared.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Pull the next item, for a slot reserved in the window. (A panic in
-    /// the stream's `next` poisons this lock; the items after it are then
+    /// Pull up to `n` items into `batch`, for as many slots reserved in
+    /// the window, under one taking of the stream's lock. (A panic in the
+    /// stream's `next` poisons this lock; the items after it are then
     /// pulled from the stream as it was left.)
-    fn pull(&self) -> Pulled<I::Item> {
+    fn pull(&self, n: usize, batch: &mut Vec<I::Item>) -> Pulled {
         let mut items = self.items.lock().unwrap_or_else(|e| e.into_inner());
-        match items.iter.next() {
-            Some(item) => {
-                items.pulled += 1;
-                Pulled::Item(items.pulled - 1, item)
-            }
-            None => Pulled::End(items.pulled),
-        }
+        let first = items.pulled;
+        batch.extend(items.iter.by_ref().take(n));
+        items.pulled += batch.len();
+        let ended = (batch.len() < n).then_some(items.pulled);
+        Pulled { first, ended }
     }
 
-    /// The stream ended after `count` items, found by pulling for a
-    /// reserved slot: free the slot, and wake whoever may now be done.
-    fn end(&self, s: &mut Shared<R>, count: usize) {
-        s.reserved -= 1;
+    /// The stream ended after `count` items, found by pulling for slots
+    /// of which `unused` got no item: free them, and wake whoever may now
+    /// be done.
+    fn end(&self, s: &mut Shared<R>, count: usize, unused: usize) {
+        s.reserved -= unused;
         s.count = Some(count);
         if s.caller_waiting && s.finished() {
             self.result.notify_one();
@@ -198,6 +254,7 @@ where
     W: Fn(I::Item) -> R + Sync,
 {
     let pipeline = Pipeline {
+        helpers: threads.max(1) - 1,
         items: Mutex::new(Items { iter: items.fuse(), pulled: 0 }),
         shared: Mutex::new(Shared {
             reserved: 0,
@@ -233,11 +290,12 @@ where
     W: Fn(I::Item) -> R,
 {
     let _unwinding = Unwinding(pipeline);
+    let (mut batch, mut pace) = (vec![], Pace::default());
     loop {
         let mut s = pipeline.lock();
-        loop {
-            match s.reserve(pipeline.window) {
-                Slot::Reserved => break,
+        let n = loop {
+            match s.reserve(pipeline.window, pace.batch()) {
+                Slot::Reserved(n) => break n,
                 Slot::Done => return,
                 Slot::Full => {
                     s.helpers_waiting += 1;
@@ -248,14 +306,20 @@ where
                     s.helpers_waiting -= 1;
                 }
             }
-        }
+        };
         drop(s);
-        match pipeline.pull() {
-            Pulled::Item(i, item) => pipeline.leave(i, work(item)),
-            Pulled::End(count) => {
-                pipeline.end(&mut pipeline.lock(), count);
-                return;
-            }
+        let pulled = pipeline.pull(n, &mut batch);
+        if let Some(count) = pulled.ended {
+            pipeline.end(&mut pipeline.lock(), count, n - batch.len());
+        }
+        let started = Instant::now();
+        let worked = batch.len();
+        for (i, item) in (pulled.first..).zip(batch.drain(..)) {
+            pipeline.leave(i, work(item));
+        }
+        pace.worked(worked, started.elapsed());
+        if pulled.ended.is_some() {
+            return;
         }
     }
 }
@@ -286,6 +350,11 @@ fn caller<I, R, W>(
     // The results handed out in one go: all those ready, in order, under
     // one taking of the lock.
     let mut run = vec![];
+    // The items taken in one go, and their results; kept from batch to
+    // batch.
+    let (mut batch, mut results) = (vec![], vec![]);
+    // Alone, the caller takes one item at a time: nobody waits for it.
+    let mut pace = Pace { alone: pipeline.helpers == 0, ..Pace::default() };
     loop {
         let first = s.next;
         while let Some(r) = s.ready.remove(&(first + run.len())) {
@@ -306,19 +375,18 @@ fn caller<I, R, W>(
         if s.finished() || s.failed {
             return;
         }
-        if let Slot::Reserved = s.reserve(pipeline.window) {
+        if let Slot::Reserved(n) = s.reserve(pipeline.window, pace.batch()) {
             drop(s);
-            match pipeline.pull() {
-                Pulled::Item(i, item) => {
-                    let r = work(item);
-                    s = pipeline.lock();
-                    s.ready.insert(i, r);
-                }
-                Pulled::End(count) => {
-                    s = pipeline.lock();
-                    pipeline.end(&mut s, count);
-                }
+            let pulled = pipeline.pull(n, &mut batch);
+            let started = Instant::now();
+            let worked = batch.len();
+            results.extend(batch.drain(..).map(work));
+            pace.worked(worked, started.elapsed());
+            s = pipeline.lock();
+            if let Some(count) = pulled.ended {
+                pipeline.end(&mut s, count, n - worked);
             }
+            s.ready.extend((pulled.first..).zip(results.drain(..)));
             continue;
         }
         s.caller_waiting = true;
@@ -394,6 +462,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A batch is as many items as take about [`BATCH_TIME`], within
+    /// its bounds; alone, or before any item is timed, one.
+    #[test]
+    fn a_batch_is_sized_by_the_time_of_an_item() {
+        let pace = |per_item_us, alone| {
+            Pace { per_item: Duration::from_micros(per_item_us), alone }
+                .batch()
+        };
+        assert_eq!(pace(0, false), 1);
+        assert_eq!(pace(20, false), 10);
+        assert_eq!(pace(1, false), MAX_BATCH);
+        assert_eq!(pace(5_000, false), 1);
+        assert_eq!(pace(20, true), 1);
+        let mut p = Pace::default();
+        p.worked(4, Duration::from_micros(100));
+        assert_eq!(p.per_item, Duration::from_micros(25));
+        p.worked(0, Duration::from_micros(100));
+        assert_eq!(p.per_item, Duration::from_micros(25));
     }
 
     #[test]
