@@ -103,6 +103,18 @@ impl Pace {
     }
 }
 
+/// A result, and the helper that made it (`None`: the caller).
+///
+/// A result is dropped on the thread that made it. A scan's report holds
+/// a few dozen allocations, and freeing memory that another thread
+/// allocated takes that thread's allocator lock (glibc's arenas), which
+/// its own parsing takes all the time: on 3,963 small Gemini CLI logs,
+/// two threads slept there a thousand times, and took longer than one.
+struct Made<R> {
+    helper: Option<usize>,
+    result: R,
+}
+
 /// The window and the results, behind one lock.
 struct Shared<R> {
     /// Slots in the window that are reserved: items pulled, or being
@@ -111,7 +123,9 @@ struct Shared<R> {
     /// The number of the next result to hand out.
     next: usize,
     /// Results that are ready but wait for one before them.
-    ready: BTreeMap<usize, R>,
+    ready: BTreeMap<usize, Made<R>>,
+    /// Per helper, the results handed out that it made, for it to drop.
+    returned: Vec<Vec<R>>,
     /// The number of items, once the stream has ended.
     count: Option<usize>,
     /// The caller is done: nothing more is taken.
@@ -207,12 +221,17 @@ impl<I: Iterator, R> Pipeline<I, R> {
     /// Each wake-up is a system call, so none is made for a thread that
     /// does not wait: on an archive of 3,963 small files (a few KB each),
     /// two threads made 16,880 `futex` calls before, 9,139 since.
-    fn leave(&self, i: usize, r: R) {
+    ///
+    /// `returned` is the helper's spare list: it comes back with the
+    /// helper's results that were handed out since, for it to drop with
+    /// the lock released.
+    fn leave(&self, me: usize, i: usize, r: R, returned: &mut Vec<R>) {
         let mut s = self.lock();
-        s.ready.insert(i, r);
+        s.ready.insert(i, Made { helper: Some(me), result: r });
         if i == s.next && s.caller_waiting {
             self.result.notify_one();
         }
+        std::mem::swap(&mut s.returned[me], returned);
     }
 }
 
@@ -234,6 +253,9 @@ impl<I: Iterator, R> Drop for Unwinding<'_, I, R> {
 /// on the calling thread. At most `window` items are taken and not yet
 /// handed to `each`.
 ///
+/// `each` may take what it wants of a result; what it leaves is dropped
+/// on the thread that made the result ([`Made`]).
+///
 /// A panic in `work` on a helper thread stops the run and is resumed on
 /// the calling thread.
 ///
@@ -246,7 +268,7 @@ pub(crate) fn for_each_ordered<I, R, W>(
     threads: usize,
     window: usize,
     work: W,
-    each: &mut dyn FnMut(R),
+    each: &mut dyn FnMut(&mut R),
 ) -> std::io::Result<()>
 where
     I: Iterator + Send,
@@ -260,6 +282,7 @@ where
             reserved: 0,
             next: 0,
             ready: BTreeMap::new(),
+            returned: (1..threads.max(1)).map(|_| vec![]).collect(),
             count: None,
             closed: false,
             failed: false,
@@ -273,24 +296,26 @@ where
     let (pipeline, work) = (&pipeline, &work);
     std::thread::scope(|scope| {
         let _closing = Closing(pipeline);
-        for _ in 1..threads.max(1) {
+        for me in 0..pipeline.helpers {
             std::thread::Builder::new()
-                .spawn_scoped(scope, move || helper(pipeline, work))?;
+                .spawn_scoped(scope, move || helper(pipeline, work, me))?;
         }
         caller(pipeline, work, each);
         Ok(())
     })
 }
 
-/// A helper thread's part: take an item when the window has room, work on
-/// it, leave its result; until the items run out.
-fn helper<I, R, W>(pipeline: &Pipeline<I, R>, work: &W)
+/// A helper thread's part (helper number `me`): take items when the window
+/// has room, work on them, leave their results; until the items run out.
+fn helper<I, R, W>(pipeline: &Pipeline<I, R>, work: &W, me: usize)
 where
     I: Iterator,
     W: Fn(I::Item) -> R,
 {
     let _unwinding = Unwinding(pipeline);
     let (mut batch, mut pace) = (vec![], Pace::default());
+    // The results of this thread's that were handed out, to drop.
+    let mut returned = vec![];
     loop {
         let mut s = pipeline.lock();
         let n = loop {
@@ -315,7 +340,8 @@ where
         let started = Instant::now();
         let worked = batch.len();
         for (i, item) in (pulled.first..).zip(batch.drain(..)) {
-            pipeline.leave(i, work(item));
+            pipeline.leave(me, i, work(item), &mut returned);
+            returned.clear();
         }
         pace.worked(worked, started.elapsed());
         if pulled.ended.is_some() {
@@ -341,15 +367,15 @@ impl<I: Iterator, R> Drop for Closing<'_, I, R> {
 fn caller<I, R, W>(
     pipeline: &Pipeline<I, R>,
     work: &W,
-    each: &mut dyn FnMut(R),
+    each: &mut dyn FnMut(&mut R),
 ) where
     I: Iterator,
     W: Fn(I::Item) -> R,
 {
     let mut s = pipeline.lock();
     // The results handed out in one go: all those ready, in order, under
-    // one taking of the lock.
-    let mut run = vec![];
+    // one taking of the lock; then those a helper made, to go back to it.
+    let (mut run, mut back) = (vec![], vec![]);
     // The items taken in one go, and their results; kept from batch to
     // batch.
     let (mut batch, mut results) = (vec![], vec![]);
@@ -363,8 +389,16 @@ fn caller<I, R, W>(
         if !run.is_empty() {
             let n = run.len();
             drop(s);
-            run.drain(..).for_each(&mut *each);
+            for Made { helper, mut result } in run.drain(..) {
+                each(&mut result);
+                if let Some(h) = helper {
+                    back.push((h, result));
+                }
+            }
             s = pipeline.lock();
+            for (h, result) in back.drain(..) {
+                s.returned[h].push(result);
+            }
             s.next += n;
             s.reserved -= n;
             if s.helpers_waiting > 0 {
@@ -386,7 +420,9 @@ fn caller<I, R, W>(
             if let Some(count) = pulled.ended {
                 pipeline.end(&mut s, count, n - worked);
             }
-            s.ready.extend((pulled.first..).zip(results.drain(..)));
+            let made =
+                results.drain(..).map(|result| Made { helper: None, result });
+            s.ready.extend((pulled.first..).zip(made));
             continue;
         }
         s.caller_waiting = true;
@@ -412,7 +448,7 @@ mod tests {
                 }
                 i * 2
             },
-            &mut |r| out.push(r),
+            &mut |r: &mut usize| out.push(*r),
         )
         .unwrap();
         out
@@ -454,7 +490,7 @@ mod tests {
                         threads,
                         window,
                         |i| i,
-                        &mut |r| out.push(r),
+                        &mut |r: &mut usize| out.push(*r),
                     )
                     .unwrap();
                     let want: Vec<usize> = (0..n).collect();
@@ -482,6 +518,46 @@ mod tests {
         assert_eq!(p.per_item, Duration::from_micros(25));
         p.worked(0, Duration::from_micros(100));
         assert_eq!(p.per_item, Duration::from_micros(25));
+    }
+
+    /// What `each` leaves of a result is dropped on the thread that made
+    /// it; only a helper's last results, handed out after it has ended,
+    /// are dropped by the caller: at most a window of them.
+    #[test]
+    fn a_result_is_dropped_where_it_was_made() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::thread::ThreadId;
+        struct Made<'a> {
+            on: ThreadId,
+            dropped: &'a AtomicUsize,
+            elsewhere: &'a AtomicUsize,
+        }
+        impl Drop for Made<'_> {
+            fn drop(&mut self) {
+                self.dropped.fetch_add(1, Ordering::SeqCst);
+                if std::thread::current().id() != self.on {
+                    self.elsewhere.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+        }
+        let (dropped, elsewhere) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let window = 8;
+        let mut seen = 0;
+        for_each_ordered(
+            0..2_000,
+            2,
+            window,
+            |_| Made {
+                on: std::thread::current().id(),
+                dropped: &dropped,
+                elsewhere: &elsewhere,
+            },
+            &mut |_| seen += 1,
+        )
+        .unwrap();
+        assert_eq!(seen, 2_000);
+        assert_eq!(dropped.load(Ordering::SeqCst), 2_000);
+        assert!(elsewhere.load(Ordering::SeqCst) <= window);
     }
 
     #[test]

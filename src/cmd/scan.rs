@@ -230,7 +230,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             {
                 return;
             }
-            tally.add(&report);
+            tally.add(report);
             sink.add(report);
         },
     )
@@ -450,19 +450,27 @@ impl<'w, W: Write> Sink<'w, W> {
 
     /// Take one file's report. A write error is kept for
     /// [`Sink::finish`], and nothing more is written after it.
-    fn add(&mut self, report: FileReport) {
+    fn add(&mut self, report: &mut FileReport) {
         match self {
             Sink::Jsonl { out, all, error: error @ None } => {
-                *error = write_jsonl(&mut **out, &report, *all).err();
+                *error = write_jsonl(&mut **out, report, *all).err();
             }
             Sink::Csv { w, all, header, error: error @ None } => {
-                *error = write_csv(w, header, &report, *all).err();
+                *error = write_csv(w, header, report, *all).err();
             }
             Sink::Jsonl { .. } | Sink::Csv { .. } => {}
-            Sink::Table { summary, .. } => summary.add(&report),
+            Sink::Table { summary, .. } => summary.add(report),
             Sink::Html { summary, rows, error, .. } => {
-                summary.add(&report);
-                if let (Some(f), None) = (Flagged::of(report), &error) {
+                summary.add(report);
+                // Taken only when flagged: what is left is freed by the
+                // thread that scanned the file.
+                let flagged = report
+                    .turns
+                    .iter()
+                    .any(|t| !t.findings.is_empty())
+                    .then(|| Flagged::of(std::mem::take(report)))
+                    .flatten();
+                if let (Some(f), None) = (flagged, &error) {
                     let mut h = String::new();
                     super::html::finding_rows(&mut h, &f);
                     *error = rows.write_all(h.as_bytes()).err();
