@@ -156,6 +156,18 @@ impl Walk {
     }
 }
 
+/// The order of a folder's entries: by name, as walkdir's
+/// `sort_by_file_name`, but without finding each path's last component
+/// at every comparison (a few percent of a scan of many small files).
+/// Entries of one folder share their paths up to the name, so their paths'
+/// bytes compare as their names' do.
+fn by_name(
+    a: &walkdir::DirEntry,
+    b: &walkdir::DirEntry,
+) -> std::cmp::Ordering {
+    a.path().as_os_str().cmp(b.path().as_os_str())
+}
+
 /// Whether the walk of `outer` visits `inner`: it lies below it, and no
 /// folder on the way is a symlink, since a walk follows only its root's.
 fn walked_within(inner: &Path, outer: &Path) -> bool {
@@ -177,7 +189,7 @@ impl Iterator for Walk {
                 self.entries = Some(
                     walkdir::WalkDir::new(root)
                         .follow_root_links(true)
-                        .sort_by_file_name()
+                        .sort_by(by_name)
                         .into_iter(),
                 );
                 continue;
