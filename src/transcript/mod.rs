@@ -8,6 +8,10 @@
 //! * the queries ([`Transcript::final_assistant_text`],
 //!   [`Transcript::entrypoint`]) and the [`Turn`].
 //!
+//! Codex CLI rollouts and Gemini CLI chat logs (`codex.rs`, `gemini.rs`)
+//! are read into the same turn model, through typed reads that take only
+//! the keys they need and are as lenient as a parsed value (`lenient.rs`).
+//!
 //! Nothing here knows about hooks, settings files or the command line, so
 //! another tool can link this module alone.
 
