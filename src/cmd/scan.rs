@@ -523,8 +523,11 @@ impl<'w, W: Write> Sink<'w, W> {
 }
 
 /// How much of the HTML report's findings rows stay in memory before they
-/// go to a temporary file.
-const HTML_ROWS_IN_MEMORY: usize = 1 << 20;
+/// go to a temporary file: the rows of about 500 flagged sessions. At 1
+/// MiB, the spool (and its growth, twice the size while it doubles) was
+/// most of what an HTML scan of 100,000 sessions held over a scan of one
+/// (`benches/scan_memory.sh`).
+const HTML_ROWS_IN_MEMORY: usize = 256 << 10;
 
 /// What the walk left out, for the table: files too old for `--since`,
 /// and entries that could not be read.
