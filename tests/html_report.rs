@@ -123,3 +123,36 @@ fn chromium_opens_it_without_console_errors() {
         png.len()
     );
 }
+
+/// The findings rows of a big report, past what stays in memory, reach
+/// the page whole: 800 flagged sessions hold as many rows as 800 times
+/// one.
+#[test]
+fn rows_past_the_memory_spool_reach_the_page() {
+    let scan = |dir: &Path| {
+        let out = Command::new(BIN)
+            .args(["scan", "--no-progress", "--threads", "2"])
+            .args(["--format", "html"])
+            .arg(dir)
+            .env_remove("STOPGATE_CONFIG")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let session = root().join("fixtures/transcripts/turn_kinds.jsonl");
+    let (one, many) =
+        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::copy(&session, one.path().join("s.jsonl")).unwrap();
+    for i in 0..800 {
+        std::fs::copy(&session, many.path().join(format!("s{i:04}.jsonl")))
+            .unwrap();
+    }
+    let (one, many) = (scan(one.path()), scan(many.path()));
+    let rows = |page: &str| page.matches("<details>").count();
+    assert!(rows(&one) > 0);
+    assert!(many.len() > 256 << 10, "{} bytes: no spill", many.len());
+    assert_eq!(rows(&many), 800 * rows(&one));
+    assert!(many.trim_end().ends_with("</html>"));
+}
