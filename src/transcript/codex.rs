@@ -20,6 +20,9 @@
 //! `world_state`, `turn_context` and token records are bookkeeping; none
 //! of them is parsed.
 //!
+//! Lines are read as [`Rollout`]s, which keep the keys a turn reads and
+//! skip the rest unbuilt ([`super::lenient`]).
+//!
 //! The session's origin is in the `session_meta` line that opens the file:
 //! `payload.source` is `exec` for `codex exec`, which reads as the
 //! entrypoint `codex-exec` ([`entrypoint`]).
@@ -28,7 +31,7 @@ use serde_json::Value;
 
 use serde::de::{IgnoredAny, MapAccess};
 
-use super::format::{content_text, ValueParser};
+use super::format::{Content, ValueParser};
 use super::lenient::{deserialize_leniently, Key, Lenient, Str};
 use super::lines::Lines;
 use super::sniff::{escaped, quick_type, top_level_type, Needle, Sniff};
@@ -89,17 +92,147 @@ pub(super) fn wants(line: &[u8]) -> bool {
     }
 }
 
-/// Feed one parsed rollout line to `builder`; a finished turn is returned
-/// when the line starts the next.
+/// A rollout line: the keys a turn reads, as leniently as a parsed value
+/// ([`super::lenient`]).
+#[derive(Debug, Default)]
+pub(super) struct Rollout {
+    timestamp: Option<String>,
+    kind: Option<String>,
+    /// `payload`, when the key is there.
+    payload: Option<Payload>,
+}
+
+/// The keys of a `payload` that a turn reads. A tool's `arguments`,
+/// `input` and `action` are kept as parsed values: the rule table reads
+/// them so.
+#[derive(Debug, Default)]
+struct Payload {
+    kind: Option<String>,
+    call_id: Option<String>,
+    role: Option<String>,
+    content: Content,
+    name: Option<String>,
+    arguments: Option<Value>,
+    input: Option<Value>,
+    action: Option<Value>,
+    /// `internal_chat_message_metadata_passthrough`, where a message's
+    /// provenance is.
+    passthrough: Option<Value>,
+}
+
+impl Lenient for Rollout {
+    fn other() -> Rollout {
+        Rollout::default()
+    }
+    fn object<'de, A: MapAccess<'de>>(
+        mut map: A,
+    ) -> Result<Rollout, A::Error> {
+        let mut r = Rollout::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match &*key {
+                "timestamp" => r.timestamp = map.next_value::<Str>()?.0,
+                "type" => r.kind = map.next_value::<Str>()?.0,
+                "payload" => r.payload = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(r)
+    }
+}
+
+impl Lenient for Payload {
+    fn other() -> Payload {
+        Payload::default()
+    }
+    fn object<'de, A: MapAccess<'de>>(
+        mut map: A,
+    ) -> Result<Payload, A::Error> {
+        let mut p = Payload::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match &*key {
+                "type" => p.kind = map.next_value::<Str>()?.0,
+                "call_id" => p.call_id = map.next_value::<Str>()?.0,
+                "role" => p.role = map.next_value::<Str>()?.0,
+                "content" => p.content = map.next_value()?,
+                "name" => p.name = map.next_value::<Str>()?.0,
+                "arguments" => p.arguments = Some(map.next_value()?),
+                "input" => p.input = Some(map.next_value()?),
+                "action" => p.action = Some(map.next_value()?),
+                "internal_chat_message_metadata_passthrough" => {
+                    p.passthrough = Some(map.next_value()?)
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(p)
+    }
+}
+
+deserialize_leniently!(Rollout, Payload);
+
+impl Rollout {
+    /// Whether the line is a `session_meta` record.
+    pub(super) fn is_session_meta(&self) -> bool {
+        self.kind.as_deref() == Some("session_meta")
+    }
+
+    /// Whether the line starts a turn: a prompt's `response_item`.
+    fn starts_turn(&self) -> bool {
+        self.kind.as_deref() == Some("response_item")
+            && self.payload.as_ref().is_some_and(|p| {
+                p.kind.as_deref() == Some("message") && p.prompt().is_some()
+            })
+    }
+}
+
+impl Payload {
+    /// The text of a `message` payload that is a prompt: a user message
+    /// that neither the harness nor a Stop hook wrote.
+    fn prompt(&self) -> Option<&str> {
+        if self.role.as_deref() != Some("user") {
+            return None;
+        }
+        let text = self.content.text.as_deref()?;
+        let t = text.trim_start();
+        (!t.starts_with(HOOK_PROMPT) && !self.is_harness(t)).then_some(text)
+    }
+
+    /// Whether a user message with text `text` was written by the
+    /// harness, not the human.
+    fn is_harness(&self, text: &str) -> bool {
+        let provenance = self
+            .passthrough
+            .as_ref()
+            .and_then(|m| m.get("content_item_metadata"))
+            .and_then(Value::as_array)
+            .map(|items| {
+                items.iter().any(|i| {
+                    i.get("provenance")
+                        .and_then(|p| p.get("type"))
+                        .and_then(Value::as_str)
+                        == Some("harness")
+                })
+            });
+        provenance.unwrap_or(false)
+            || HARNESS_PREFIXES.iter().any(|p| text.starts_with(p))
+    }
+}
+
+/// Feed one rollout line to `builder`; a finished turn is returned when
+/// the line starts the next.
 pub(super) fn push(
     builder: &mut TurnBuilder,
-    v: &Value,
+    r: Rollout,
     pos: LinePos,
 ) -> Option<Turn> {
-    let timestamp = v.get("timestamp").and_then(Value::as_str);
-    let payload = v.get("payload")?;
-    let kind = payload.get("type").and_then(Value::as_str);
-    match v.get("type").and_then(Value::as_str)? {
+    let timestamp = r.timestamp.as_deref();
+    let payload = r.payload?;
+    let kind = payload.kind.as_deref();
+    match r.kind.as_deref()? {
         "response_item" => {}
         "event_msg" if kind == Some("turn_aborted") => {
             builder.interrupted();
@@ -107,15 +240,14 @@ pub(super) fn push(
         }
         _ => return None,
     }
-    let id = payload.get("call_id").and_then(Value::as_str);
+    let id = payload.call_id.as_deref();
     match kind? {
         "message" => {
-            if let Some(text) = prompt_text(payload) {
+            if let Some(text) = payload.prompt() {
+                let text = text.to_string();
                 return builder.begin(TurnKind::Prompt, text, timestamp, pos);
             }
-            let role = payload.get("role").and_then(Value::as_str);
-            let text = payload.get("content").and_then(content_text);
-            match (role, text) {
+            match (payload.role.as_deref(), payload.content.text) {
                 (Some("user"), Some(text))
                     if text.trim_start().starts_with(HOOK_PROMPT) =>
                 {
@@ -129,25 +261,28 @@ pub(super) fn push(
             }
         }
         "function_call" => {
-            let name = payload.get("name").and_then(Value::as_str)?;
-            let args = payload.get("arguments");
-            let input = match args.and_then(Value::as_str) {
-                Some(s) => serde_json::from_str(s).unwrap_or(Value::Null),
-                None => args.cloned().unwrap_or(Value::Null),
+            let name = payload.name.as_deref()?;
+            let input = match payload.arguments {
+                Some(Value::String(s)) => {
+                    serde_json::from_str(&s).unwrap_or(Value::Null)
+                }
+                Some(args) => args,
+                None => Value::Null,
             };
             builder.note(timestamp);
             builder.tool(ToolCall::new(id, name, &input, pos.offset, 0));
         }
         "custom_tool_call" => {
-            let name = payload.get("name").and_then(Value::as_str)?;
-            let input = payload.get("input").cloned().unwrap_or(Value::Null);
+            let name = payload.name.as_deref()?;
+            let input = payload.input.unwrap_or(Value::Null);
             let input = serde_json::json!({ "command": input });
             builder.note(timestamp);
             builder.tool(ToolCall::new(id, name, &input, pos.offset, 0));
         }
         "local_shell_call" => {
             let command = payload
-                .get("action")
+                .action
+                .as_ref()
                 .and_then(|a| a.get("command"))
                 .cloned()
                 .unwrap_or(Value::Null);
@@ -166,36 +301,16 @@ pub(super) fn push(
     None
 }
 
-/// The text of a `message` payload that is a prompt: a user message that
-/// neither the harness nor a Stop hook wrote.
-fn prompt_text(payload: &Value) -> Option<String> {
-    if payload.get("role").and_then(Value::as_str) != Some("user") {
-        return None;
-    }
-    let text = payload.get("content").and_then(content_text)?;
-    let t = text.trim_start();
-    (!t.starts_with(HOOK_PROMPT) && !is_harness(payload, t)).then_some(text)
-}
-
 /// A line met walking back to the current turn's start: only the lines
-/// that may start a turn ([`might_start_turn`]) are parsed.
+/// that may start a turn ([`might_start_turn`]) are read.
 pub(super) fn back(line: &[u8], values: &mut ValueParser) -> Back {
     if might_start_turn(line)
-        && values.parse(line).is_some_and(|v| starts_turn(&v))
+        && values.object::<Rollout>(line).is_some_and(|r| r.starts_turn())
     {
         Back::Start
     } else {
         Back::Pass
     }
-}
-
-/// Whether a rollout line starts a turn: a prompt's `response_item`.
-fn starts_turn(v: &Value) -> bool {
-    v.get("type").and_then(Value::as_str) == Some("response_item")
-        && v.get("payload").is_some_and(|p| {
-            p.get("type").and_then(Value::as_str) == Some("message")
-                && prompt_text(p).is_some()
-        })
 }
 
 /// Whether a rollout line may start a turn, judged from its bytes: a
@@ -209,24 +324,6 @@ fn might_start_turn(line: &[u8]) -> bool {
         }
         Some(_) => false,
     }
-}
-
-/// Whether a user message was written by the harness, not the human.
-fn is_harness(payload: &Value, text: &str) -> bool {
-    let provenance = payload
-        .get("internal_chat_message_metadata_passthrough")
-        .and_then(|m| m.get("content_item_metadata"))
-        .and_then(Value::as_array)
-        .map(|items| {
-            items.iter().any(|i| {
-                i.get("provenance")
-                    .and_then(|p| p.get("type"))
-                    .and_then(Value::as_str)
-                    == Some("harness")
-            })
-        });
-    provenance.unwrap_or(false)
-        || HARNESS_PREFIXES.iter().any(|p| text.starts_with(p))
 }
 
 /// The entrypoint of a rollout whose head is `head`: `codex-<source>` from
@@ -371,6 +468,224 @@ deserialize_leniently!(SessionMeta, MetaPayload, Source);
 mod tests {
     use super::*;
     use serde::Deserialize;
+
+    /// The reading as it was before [`Rollout`]: every line parsed into a
+    /// `serde_json::Value` and looked up. The oracle of the typed read.
+    mod by_value {
+        use super::super::*;
+        use crate::transcript::format::content_text;
+
+        pub(super) fn push(
+            builder: &mut TurnBuilder,
+            v: &Value,
+            pos: LinePos,
+        ) -> Option<Turn> {
+            let timestamp = v.get("timestamp").and_then(Value::as_str);
+            let payload = v.get("payload")?;
+            let kind = payload.get("type").and_then(Value::as_str);
+            match v.get("type").and_then(Value::as_str)? {
+                "response_item" => {}
+                "event_msg" if kind == Some("turn_aborted") => {
+                    builder.interrupted();
+                    return None;
+                }
+                _ => return None,
+            }
+            let id = payload.get("call_id").and_then(Value::as_str);
+            match kind? {
+                "message" => {
+                    if let Some(text) = prompt_text(payload) {
+                        return builder.begin(
+                            TurnKind::Prompt,
+                            text,
+                            timestamp,
+                            pos,
+                        );
+                    }
+                    let role = payload.get("role").and_then(Value::as_str);
+                    let text = payload.get("content").and_then(content_text);
+                    match (role, text) {
+                        (Some("user"), Some(text))
+                            if text.trim_start().starts_with(HOOK_PROMPT) =>
+                        {
+                            builder.stop_feedback();
+                        }
+                        (Some("assistant"), Some(text)) => {
+                            builder.note(timestamp);
+                            builder.said(&text, pos);
+                        }
+                        _ => {}
+                    }
+                }
+                "function_call" => {
+                    let name = payload.get("name").and_then(Value::as_str)?;
+                    let args = payload.get("arguments");
+                    let input = match args.and_then(Value::as_str) {
+                        Some(s) => {
+                            serde_json::from_str(s).unwrap_or(Value::Null)
+                        }
+                        None => args.cloned().unwrap_or(Value::Null),
+                    };
+                    builder.note(timestamp);
+                    builder
+                        .tool(ToolCall::new(id, name, &input, pos.offset, 0));
+                }
+                "custom_tool_call" => {
+                    let name = payload.get("name").and_then(Value::as_str)?;
+                    let input =
+                        payload.get("input").cloned().unwrap_or(Value::Null);
+                    let input = serde_json::json!({ "command": input });
+                    builder.note(timestamp);
+                    builder
+                        .tool(ToolCall::new(id, name, &input, pos.offset, 0));
+                }
+                "local_shell_call" => {
+                    let command = payload
+                        .get("action")
+                        .and_then(|a| a.get("command"))
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    let input = serde_json::json!({ "command": command });
+                    builder.note(timestamp);
+                    builder.tool(ToolCall::new(
+                        id,
+                        "local_shell",
+                        &input,
+                        pos.offset,
+                        0,
+                    ));
+                }
+                _ => {}
+            }
+            None
+        }
+
+        fn prompt_text(payload: &Value) -> Option<String> {
+            if payload.get("role").and_then(Value::as_str) != Some("user") {
+                return None;
+            }
+            let text = payload.get("content").and_then(content_text)?;
+            let t = text.trim_start();
+            (!t.starts_with(HOOK_PROMPT) && !is_harness(payload, t))
+                .then_some(text)
+        }
+
+        pub(super) fn starts_turn(v: &Value) -> bool {
+            v.get("type").and_then(Value::as_str) == Some("response_item")
+                && v.get("payload").is_some_and(|p| {
+                    p.get("type").and_then(Value::as_str) == Some("message")
+                        && prompt_text(p).is_some()
+                })
+        }
+
+        fn is_harness(payload: &Value, text: &str) -> bool {
+            let provenance = payload
+                .get("internal_chat_message_metadata_passthrough")
+                .and_then(|m| m.get("content_item_metadata"))
+                .and_then(Value::as_array)
+                .map(|items| {
+                    items.iter().any(|i| {
+                        i.get("provenance")
+                            .and_then(|p| p.get("type"))
+                            .and_then(Value::as_str)
+                            == Some("harness")
+                    })
+                });
+            provenance.unwrap_or(false)
+                || HARNESS_PREFIXES.iter().any(|p| text.starts_with(p))
+        }
+    }
+
+    /// Reads `lines` typed and by value, every line (no fast path); the
+    /// turns, and the walk back's reading of each line, must agree.
+    fn assert_readings_agree(lines: &[&[u8]], what: &str) {
+        use crate::transcript::Chain;
+        let mut typed = TurnBuilder::numbered_from(Chain::Main, 1);
+        let mut valued = TurnBuilder::numbered_from(Chain::Main, 1);
+        let (mut got, mut want) = (vec![], vec![]);
+        let mut values = ValueParser::default();
+        for (i, &line) in lines.iter().enumerate() {
+            let text = String::from_utf8_lossy(line);
+            let pos = LinePos { offset: i as u64, line: Some(i as u64 + 1) };
+            let rollout = values.object::<Rollout>(line);
+            let value = values.parse(line);
+            assert_eq!(rollout.is_some(), value.is_some(), "{what}: {text}");
+            let (Some(rollout), Some(value)) = (rollout, value) else {
+                continue;
+            };
+            assert_eq!(
+                rollout.starts_turn(),
+                by_value::starts_turn(&value),
+                "{what}: {text}"
+            );
+            assert_eq!(
+                rollout.is_session_meta(),
+                value.get("type").and_then(Value::as_str)
+                    == Some("session_meta"),
+                "{what}: {text}"
+            );
+            got.extend(push(&mut typed, rollout, pos));
+            want.extend(by_value::push(&mut valued, &value, pos));
+        }
+        got.extend(typed.finish());
+        want.extend(valued.finish());
+        assert_eq!(got, want, "{what}");
+    }
+
+    /// The typed read against the value on odd shapes: repeated keys,
+    /// keys of the wrong type, arguments as a string, an object or
+    /// neither, harness provenance.
+    #[test]
+    fn typed_rollouts_read_as_parsed_values_on_odd_shapes() {
+        let lines: &[&str] = &[
+            r#"{"timestamp":"t0","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"write a"},{"text":5},"x"]}}"#,
+            r#"{"timestamp":"t1","type":"response_item","payload":{"type":"function_call","name":"exec_command","call_id":"c1","arguments":"{"cmd":"touch a"}"}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":{"command":["bash","-lc","echo > b"]},"arguments":{"command":["ls"]}}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"not json"}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call","name":5,"arguments":"{}"}}"#,
+            r#"{"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch
+*** Add File: c
++x
+*** End Patch"}}"#,
+            r#"{"type":"response_item","payload":{"type":"local_shell_call","action":{"command":["touch","d"]}}}"#,
+            r#"{"type":"response_item","payload":{"type":"local_shell_call","action":"none"}}"#,
+            r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":"Done.","content":[{"text":"Done, last."}]}}"#,
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"text":"<hook_prompt>stopgate: audit</hook_prompt>"}]}}"#,
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"text":"from the harness"}],"internal_chat_message_metadata_passthrough":{"content_item_metadata":[{"provenance":{"type":"harness"}}]}}}"#,
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":"  <environment_context>x"}}"#,
+            r#"{"type":"event_msg","payload":{"type":"turn_aborted"}}"#,
+            r#"{"type":"event_msg","payload":"turn_aborted"}"#,
+            r#"{"type":"response_item","payload":[{"type":"message"}]}"#,
+            r#"{"type":"response_item"}"#,
+            r#"{"type":5,"payload":{"type":"message","role":"user","content":"no type"}}"#,
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":"escaped key"}}"#,
+            r#"{"type":"session_meta","payload":{"id":"s"}}"#,
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","role":"assistant","content":"last role wins"}}"#,
+            r#"[1]"#,
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":"cut"#,
+        ];
+        let lines: Vec<&[u8]> = lines.iter().map(|l| l.as_bytes()).collect();
+        assert_readings_agree(&lines, "odd shapes");
+    }
+
+    /// The typed read against the value on every Codex CLI rollout of the
+    /// fixtures and the corpus, every line read.
+    #[test]
+    fn typed_rollouts_read_as_parsed_values_on_every_rollout() {
+        let mut rollouts = 0;
+        for path in crate::transcript::fixture_and_corpus_files() {
+            let bytes = std::fs::read(&path).unwrap();
+            if crate::transcript::Format::of(&bytes)
+                != crate::transcript::Format::Codex
+            {
+                continue;
+            }
+            let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+            assert_readings_agree(&lines, &path.display().to_string());
+            rollouts += 1;
+        }
+        assert!(rollouts >= 3, "only {rollouts} Codex rollouts");
+    }
 
     #[test]
     fn outputs_and_reasoning_are_skipped_by_their_head() {

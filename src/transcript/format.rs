@@ -19,7 +19,7 @@
 //! top-level `type`; a tail window that starts mid-file is enough, because
 //! every line of a format has that format's shape.
 
-use serde::de::{IgnoredAny, MapAccess};
+use serde::de::{IgnoredAny, MapAccess, SeqAccess};
 
 use super::lenient::{
     deserialize_leniently, present, IsObject, Key, Lenient, Str,
@@ -192,10 +192,10 @@ impl std::fmt::Display for Format {
     }
 }
 
-/// A reusable parser of whole lines into `serde_json::Value`s, through
+/// A reusable parser of whole lines into typed records, through
 /// simd-json's serde deserializer (see [`super::record`] for why never
-/// simd-json's own `Value`): the Codex and Gemini readers navigate their
-/// records loosely, so a field of an unexpected type reads as absent.
+/// simd-json's own `Value`): the Codex and Gemini readers' records, read
+/// as leniently as a parsed value ([`super::lenient`]).
 #[derive(Default)]
 pub(super) struct ValueParser {
     scratch: Vec<u8>,
@@ -244,7 +244,9 @@ impl ValueParser {
         self.object(line)
     }
 
-    /// The line as a JSON object, or `None` when it is not one.
+    /// The line as a JSON object, or `None` when it is not one: the
+    /// readers' tests' oracle.
+    #[cfg(test)]
     pub(super) fn parse(&mut self, line: &[u8]) -> Option<serde_json::Value> {
         self.object(line)
     }
@@ -287,8 +289,67 @@ impl Lenient for Probe {
 
 deserialize_leniently!(Probe);
 
+/// A message's `content`, read as [`content_text`] reads a parsed one: a
+/// string, or the `text` of every part that has one, joined by newlines.
+/// Gemini CLI's tool results are parts holding a `functionResponse`.
+#[derive(Debug, Default)]
+pub(super) struct Content {
+    /// The text; `None` when there is none.
+    pub(super) text: Option<String>,
+    /// Whether a part holds a `functionResponse`.
+    pub(super) replies: bool,
+}
+
+/// One part of a list of content.
+#[derive(Debug, Default)]
+struct Part {
+    text: Option<String>,
+    replies: bool,
+}
+
+impl Lenient for Content {
+    fn other() -> Content {
+        Content::default()
+    }
+    fn string(s: &str) -> Content {
+        Content { text: Some(s.to_string()), replies: false }
+    }
+    fn list<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Content, A::Error> {
+        let (mut texts, mut replies) = (Vec::new(), false);
+        while let Some(part) = seq.next_element::<Part>()? {
+            texts.extend(part.text);
+            replies |= part.replies;
+        }
+        let text = (!texts.is_empty()).then(|| texts.join("\n"));
+        Ok(Content { text, replies })
+    }
+}
+
+impl Lenient for Part {
+    fn other() -> Part {
+        Part::default()
+    }
+    fn object<'de, A: MapAccess<'de>>(mut map: A) -> Result<Part, A::Error> {
+        let mut p = Part::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match &*key {
+                "text" => p.text = map.next_value::<Str>()?.0,
+                "functionResponse" => p.replies = present(&mut map)?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(p)
+    }
+}
+
+deserialize_leniently!(Content, Part);
+
 /// The text of a content value: a string, or the `text` fields of a list
-/// of parts joined by newlines (`None` when there are none).
+/// of parts joined by newlines (`None` when there are none). The
+/// readers' tests' oracle of [`Content`].
+#[cfg(test)]
 pub(super) fn content_text(content: &serde_json::Value) -> Option<String> {
     if let Some(s) = content.as_str() {
         return Some(s.to_string());

@@ -36,8 +36,8 @@ use std::collections::HashMap;
 use serde::de::{IgnoredAny, MapAccess, SeqAccess};
 use serde_json::Value;
 
-use super::format::ValueParser;
-use super::lenient::{deserialize_leniently, present, Key, Lenient, Str};
+use super::format::{Content, ValueParser};
+use super::lenient::{deserialize_leniently, Key, Lenient, Str};
 use super::sniff::{quick_type, Needle};
 use super::turn::{Back, LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
 
@@ -116,24 +116,6 @@ pub(super) struct Record {
     session_id: Option<String>,
 }
 
-/// A message's `content`: its text, and whether a part is a tool's
-/// response.
-#[derive(Debug, Default)]
-struct Content {
-    /// A string, or the `text` of every part that has one, joined by
-    /// newlines; `None` when there is none.
-    text: Option<String>,
-    /// Whether a part holds a `functionResponse`.
-    replies: bool,
-}
-
-/// One part of a list of content.
-#[derive(Debug, Default)]
-struct Part {
-    text: Option<String>,
-    replies: bool,
-}
-
 /// One of a model message's `toolCalls`; its `result` is skipped.
 #[derive(Debug, Default)]
 struct Call {
@@ -193,56 +175,17 @@ enum Author {
     Harness,
 }
 
-impl Content {
-    /// Who wrote a user message with this content; `None` for tools'
-    /// responses and messages without text.
-    fn author(&self) -> Option<Author> {
-        let t = self.text.as_deref().filter(|_| !self.replies)?.trim_start();
-        Some(if t.starts_with(OWN_REASON) {
-            Author::Stopgate
-        } else if HARNESS_PREFIXES.iter().any(|p| t.starts_with(p)) {
-            Author::Harness
-        } else {
-            Author::User
-        })
-    }
-}
-
-impl Lenient for Content {
-    fn other() -> Content {
-        Content::default()
-    }
-    fn string(s: &str) -> Content {
-        Content { text: Some(s.to_string()), replies: false }
-    }
-    fn list<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Content, A::Error> {
-        let (mut texts, mut replies) = (Vec::new(), false);
-        while let Some(part) = seq.next_element::<Part>()? {
-            texts.extend(part.text);
-            replies |= part.replies;
-        }
-        let text = (!texts.is_empty()).then(|| texts.join("\n"));
-        Ok(Content { text, replies })
-    }
-}
-
-impl Lenient for Part {
-    fn other() -> Part {
-        Part::default()
-    }
-    fn object<'de, A: MapAccess<'de>>(mut map: A) -> Result<Part, A::Error> {
-        let mut p = Part::default();
-        while let Some(key) = map.next_key::<Key>()? {
-            match &*key {
-                "text" => p.text = map.next_value::<Str>()?.0,
-                "functionResponse" => p.replies = present(&mut map)?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(p)
-    }
+/// Who wrote a user message with this content; `None` for tools'
+/// responses and messages without text.
+fn author(content: &Content) -> Option<Author> {
+    let t = content.text.as_deref().filter(|_| !content.replies)?.trim_start();
+    Some(if t.starts_with(OWN_REASON) {
+        Author::Stopgate
+    } else if HARNESS_PREFIXES.iter().any(|p| t.starts_with(p)) {
+        Author::Harness
+    } else {
+        Author::User
+    })
 }
 
 impl Lenient for Call {
@@ -312,7 +255,7 @@ impl Lenient for Messages {
     }
 }
 
-deserialize_leniently!(Record, Content, Part, Call, Calls, Set, Messages);
+deserialize_leniently!(Record, Call, Calls, Set, Messages);
 
 impl Record {
     /// Whether the line rewrites history: a `$rewindTo`, or a `$set` that
@@ -326,7 +269,7 @@ impl Record {
     fn starts_turn(&self) -> bool {
         self.kind.as_deref() == Some("user")
             && self.id.is_some()
-            && matches!(self.content.author(), Some(Author::User))
+            && matches!(author(&self.content), Some(Author::User))
     }
 }
 
@@ -469,7 +412,7 @@ pub(super) fn back(line: &[u8], values: &mut ValueParser) -> Back {
 /// Reduce a message of type `kind` to what a turn needs.
 fn reduce(kind: &str, r: Record, pos: LinePos) -> MsgKind {
     match kind {
-        "user" => match r.content.author() {
+        "user" => match author(&r.content) {
             Some(Author::User) => {
                 MsgKind::Prompt(r.content.text.unwrap_or_default())
             }

@@ -16,8 +16,6 @@
 //! every line is parsed (the tests here check it on every fixture, the
 //! corpus and generated transcripts).
 
-use serde::Deserialize;
-
 use super::codex::{self, SessionMeta};
 use super::format::{Format, ValueParser};
 use super::gemini::{self, Replay};
@@ -225,17 +223,19 @@ impl TurnReader {
                 return None;
             }
         }
-        let Some(v) = self.values.parse(line) else {
+        let Some(rollout) = self.values.object::<codex::Rollout>(line) else {
             self.corrupt += usize::from(terminated);
             return None;
         };
-        if v.get("type").and_then(|t| t.as_str()) == Some("session_meta") {
-            if let Ok(meta) = SessionMeta::deserialize(&v) {
+        if rollout.is_session_meta() {
+            // Its type was not where the sniff reads it: read it again,
+            // for the ids.
+            if let Some(meta) = self.values.object::<SessionMeta>(line) {
                 self.learn_ids(&meta);
             }
             return None;
         }
-        codex::push(&mut self.builder, &v, pos)
+        codex::push(&mut self.builder, rollout, pos)
     }
 
     /// The ids of a Codex session, from its first `session_meta` line.
