@@ -10,6 +10,12 @@
 #   PART=agents/codex-0.171.0 SIZE_MB=64 benches/scan_real.sh
 #                                         # one folder of the corpus only:
 #                                         # an archive of one agent's files
+#   PART=agents/gemini-cli-0.61.0 SIZE_MB=16 FOLDERS_OF=100 benches/scan_real.sh
+#                                         # only the .jsonl files, 100 to a
+#                                         # folder, as an agent's store holds
+#                                         # them (the corpus's capture folders
+#                                         # hold one log among a dozen other
+#                                         # files, and the walk dominates)
 #
 # The archive is ../shared/corpus/ (real Claude Code sessions, and the
 # Codex CLI and Gemini CLI captures) copied into numbered folders under
@@ -64,19 +70,36 @@ if [ ! -d "$source" ]; then
     echo "scan_real: $source is missing" >&2
     exit 1
 fi
-dir=$PWD/target/stopgate-bench/real-archive${PART:+-${PART//\//-}}
+FOLDERS_OF=${FOLDERS_OF:-}
+dir=$PWD/target/stopgate-bench/real-archive${PART:+-${PART//\//-}}${FOLDERS_OF:+-by-$FOLDERS_OF}
 # Whole copies of the source whose .jsonl files hold at most SIZE_MB
 # MiB, and at least one.
 one=$(find "$source" -name '*.jsonl' -printf '%s\n' | awk '{s += $1} END {print s + 0}')
 copies=$(( (SIZE_MB << 20) / one ))
 [ "$copies" -ge 1 ] || copies=1
-have=$(find "$dir" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l)
-if [ "$have" -ne "$copies" ]; then
-    rm -rf "$dir"; mkdir -p "$dir"
-    for ((i = 1; i <= copies; i++)); do
-        copy=$dir/$(printf %03d "$i")
-        mkdir -p "$copy"; cp -r "$source"/. "$copy"/
-    done
+if [ -n "$FOLDERS_OF" ]; then
+    if [ "$(cat "$dir/.copies" 2>/dev/null)" != "$copies" ]; then
+        rm -rf "$dir"; mkdir -p "$dir"
+        i=0
+        for ((c = 1; c <= copies; c++)); do
+            while IFS= read -r -d '' f; do
+                folder=$dir/$(printf %04d $((i / FOLDERS_OF)))
+                mkdir -p "$folder"
+                cp "$f" "$folder/$(printf %06d $i)-${f##*/}"
+                i=$((i + 1))
+            done < <(find "$source" -name '*.jsonl' -print0 | sort -z)
+        done
+        echo "$copies" > "$dir/.copies"
+    fi
+else
+    have=$(find "$dir" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l)
+    if [ "$have" -ne "$copies" ]; then
+        rm -rf "$dir"; mkdir -p "$dir"
+        for ((i = 1; i <= copies; i++)); do
+            copy=$dir/$(printf %03d "$i")
+            mkdir -p "$copy"; cp -r "$source"/. "$copy"/
+        done
+    fi
 fi
 files=$(find "$dir" -name '*.jsonl' | wc -l)
 bytes=$(find "$dir" -name '*.jsonl' -print0 | xargs -0 cat | wc -c)
