@@ -41,7 +41,6 @@
 //! The window bounds memory: at most `window` items are taken and not yet
 //! handed out, whatever the number of items or how long any one takes.
 
-use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -115,6 +114,38 @@ struct Made<R> {
     result: R,
 }
 
+/// The results that are ready, by item number: a ring with a slot for
+/// each item the window lets be in flight, made once.
+///
+/// The items in flight are numbered from the next to hand out, and there
+/// are never more than the window's size, so each has its own slot. A map
+/// allocated and freed nodes as results came and went, on both threads:
+/// memory one thread allocates and another frees meets on glibc's arena
+/// locks ([`Made`]).
+struct Ready<R> {
+    slots: Vec<Option<Made<R>>>,
+}
+
+impl<R> Ready<R> {
+    fn new(window: usize) -> Ready<R> {
+        Ready { slots: (0..window).map(|_| None).collect() }
+    }
+
+    /// Keep the result of item `i`.
+    fn put(&mut self, i: usize, made: Made<R>) {
+        let n = self.slots.len();
+        let slot = &mut self.slots[i % n];
+        debug_assert!(slot.is_none(), "two items in flight share a slot");
+        *slot = Some(made);
+    }
+
+    /// The result of item `i`, if it is ready; `i` must be in flight.
+    fn take(&mut self, i: usize) -> Option<Made<R>> {
+        let n = self.slots.len();
+        self.slots[i % n].take()
+    }
+}
+
 /// The window and the results, behind one lock.
 struct Shared<R> {
     /// Slots in the window that are reserved: items pulled, or being
@@ -123,7 +154,7 @@ struct Shared<R> {
     /// The number of the next result to hand out.
     next: usize,
     /// Results that are ready but wait for one before them.
-    ready: BTreeMap<usize, Made<R>>,
+    ready: Ready<R>,
     /// Per helper, the results handed out that it made, for it to drop.
     returned: Vec<Vec<R>>,
     /// The number of items, once the stream has ended.
@@ -227,7 +258,7 @@ impl<I: Iterator, R> Pipeline<I, R> {
     /// the lock released.
     fn leave(&self, me: usize, i: usize, r: R, returned: &mut Vec<R>) {
         let mut s = self.lock();
-        s.ready.insert(i, Made { helper: Some(me), result: r });
+        s.ready.put(i, Made { helper: Some(me), result: r });
         if i == s.next && s.caller_waiting {
             self.result.notify_one();
         }
@@ -281,7 +312,7 @@ where
         shared: Mutex::new(Shared {
             reserved: 0,
             next: 0,
-            ready: BTreeMap::new(),
+            ready: Ready::new(window.max(1)),
             returned: (1..threads.max(1)).map(|_| vec![]).collect(),
             count: None,
             closed: false,
@@ -383,7 +414,7 @@ fn caller<I, R, W>(
     let mut pace = Pace { alone: pipeline.helpers == 0, ..Pace::default() };
     loop {
         let first = s.next;
-        while let Some(r) = s.ready.remove(&(first + run.len())) {
+        while let Some(r) = s.ready.take(first + run.len()) {
             run.push(r);
         }
         if !run.is_empty() {
@@ -422,7 +453,9 @@ fn caller<I, R, W>(
             }
             let made =
                 results.drain(..).map(|result| Made { helper: None, result });
-            s.ready.extend((pulled.first..).zip(made));
+            for (i, made) in (pulled.first..).zip(made) {
+                s.ready.put(i, made);
+            }
             continue;
         }
         s.caller_waiting = true;

@@ -196,10 +196,61 @@ impl std::fmt::Display for Format {
 /// simd-json's serde deserializer (see [`super::record`] for why never
 /// simd-json's own `Value`): the Codex and Gemini readers' records, read
 /// as leniently as a parsed value ([`super::lenient`]).
-#[derive(Default)]
 pub(super) struct ValueParser {
     scratch: Vec<u8>,
     buffers: simd_json::Buffers,
+}
+
+/// The scratch space of a dropped value parser, kept for the thread's
+/// next.
+#[derive(Default)]
+struct Spare {
+    scratch: Vec<u8>,
+    buffers: simd_json::Buffers,
+}
+
+thread_local! {
+    /// The space of value parsers dropped on this thread, for its next
+    /// ones, when it recycles parsers
+    /// ([`recycle_parsers`](super::record::recycle_parsers)).
+    static SPARES: std::cell::RefCell<Vec<Spare>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Default for ValueParser {
+    /// A parser with empty scratch space, or on a thread of the archive
+    /// scan, the space of one dropped before: a scan makes three for
+    /// each file (the format's probe, the head's entrypoint, the reader),
+    /// and growing their buffers anew for every file was allocations that
+    /// two threads then waited on.
+    fn default() -> ValueParser {
+        let spare = match super::record::recycling() {
+            true => SPARES.with_borrow_mut(Vec::pop),
+            false => None,
+        };
+        let Spare { scratch, buffers } = spare.unwrap_or_default();
+        ValueParser { scratch, buffers }
+    }
+}
+
+impl Drop for ValueParser {
+    fn drop(&mut self) {
+        let small = self.scratch.capacity() <= super::record::SPARE_MAX_LINE;
+        if !super::record::recycling() || !small {
+            return;
+        }
+        let spare = Spare {
+            scratch: std::mem::take(&mut self.scratch),
+            buffers: std::mem::take(&mut self.buffers),
+        };
+        // A thread that is exiting has no spares to keep.
+        let _ = SPARES.try_with(|spares| {
+            let mut spares = spares.borrow_mut();
+            if spares.len() < super::record::SPARES {
+                spares.push(spare);
+            }
+        });
+    }
 }
 
 impl std::fmt::Debug for ValueParser {
@@ -448,6 +499,33 @@ mod tests {
             let text = String::from_utf8_lossy(line);
             assert_eq!(Format::of_line(line), want, "{text}");
         }
+    }
+
+    /// On a thread that recycles parsers, a dropped value parser leaves
+    /// its space to the next one, unless a long line grew it; elsewhere
+    /// each parser starts empty.
+    #[test]
+    fn value_parsers_recycle_their_space_only_when_asked() {
+        let line = br#"{"type":"user","message":{"content":"hi"}}"#;
+        let used = || {
+            let mut p = ValueParser::default();
+            assert!(p.is_object(line));
+        };
+        let capacity = || ValueParser::default().scratch.capacity();
+        std::thread::spawn(move || {
+            used();
+            assert_eq!(capacity(), 0, "not recycling");
+            crate::transcript::record::recycle_parsers();
+            used();
+            assert!(capacity() >= line.len(), "recycled");
+            let long = format!(r#"{{"a":"{}"}}"#, "x".repeat(100 << 10));
+            let mut p = ValueParser::default();
+            assert!(p.is_object(long.as_bytes()));
+            drop(p);
+            assert!(capacity() <= 64 << 10, "a long line's space is freed");
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

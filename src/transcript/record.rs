@@ -156,11 +156,11 @@ struct Spare {
 /// The longest line a parser may have parsed and still leave its space
 /// to the next: its arena, tape and buffers grow with the longest line,
 /// and a parser that met a longer one gives its memory back.
-const SPARE_MAX_LINE: usize = 64 << 10;
+pub(super) const SPARE_MAX_LINE: usize = 64 << 10;
 
 /// How many parsers' space a thread keeps: a scan has a file's reader
 /// and its head's entrypoint scan alive at once.
-const SPARES: usize = 2;
+pub(super) const SPARES: usize = 2;
 
 thread_local! {
     static SPARE: RefCell<Vec<Spare>> = const { RefCell::new(Vec::new()) };
@@ -180,6 +180,13 @@ thread_local! {
 #[cfg_attr(not(feature = "archive"), allow(dead_code))]
 pub(crate) fn recycle_parsers() {
     RECYCLING.set(true);
+}
+
+/// Whether this thread recycles parsers' space ([`recycle_parsers`]):
+/// the value parsers keep theirs the same way
+/// ([`ValueParser`](super::format::ValueParser)).
+pub(super) fn recycling() -> bool {
+    RECYCLING.get()
 }
 
 impl Drop for RecordParser {
