@@ -189,7 +189,7 @@ const ONE_SHOT_MAX_TEXT: usize = 64 << 10;
 /// peak of heap, the whole of an archive scan's growth in memory; a depth
 /// of 1 built a 156 KB one through a 0.5 MB peak, in less time, and
 /// searched real assistant text 3% slower. (0 puts the start state itself
-/// in a sparse list: a tenth slower again.)
+/// in a sparse list: a fifth slower again.)
 const BULK_DENSE_DEPTH: usize = 1;
 
 /// The depth for a noncontiguous NFA, a hook's one-text automaton:
