@@ -220,9 +220,9 @@ thread_local! {
 impl Default for ValueParser {
     /// A parser with empty scratch space, or on a thread of the archive
     /// scan, the space of one dropped before: a scan makes three for
-    /// each file (the format's probe, the head's entrypoint, the reader),
-    /// and growing their buffers anew for every file was allocations that
-    /// two threads then waited on.
+    /// each Codex or Gemini file (the head's format and entrypoint, the
+    /// reader), and growing their buffers anew for every file was
+    /// allocations that two threads then waited on.
     fn default() -> ValueParser {
         let spare = match super::record::recycling() {
             true => SPARES.with_borrow_mut(Vec::pop),
