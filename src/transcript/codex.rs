@@ -29,10 +29,10 @@
 
 use serde_json::Value;
 
-use serde::de::{IgnoredAny, MapAccess};
+use serde::de::MapAccess;
 
 use super::format::{Content, ValueParser};
-use super::lenient::{deserialize_leniently, Key, Lenient, Str};
+use super::lenient::{deserialize_leniently, entries, Lenient, Str};
 use super::lines::Lines;
 use super::sniff::{escaped, quick_type, top_level_type, Needle, Sniff};
 use super::turn::{Back, LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
@@ -124,20 +124,17 @@ impl Lenient for Rollout {
     fn other() -> Rollout {
         Rollout::default()
     }
-    fn object<'de, A: MapAccess<'de>>(
-        mut map: A,
-    ) -> Result<Rollout, A::Error> {
+    fn object<'de, A: MapAccess<'de>>(map: A) -> Result<Rollout, A::Error> {
         let mut r = Rollout::default();
-        while let Some(key) = map.next_key::<Key>()? {
-            match &*key {
+        entries(map, |key, map| {
+            match key {
                 "timestamp" => r.timestamp = map.next_value::<Str>()?.0,
                 "type" => r.kind = map.next_value::<Str>()?.0,
                 "payload" => r.payload = Some(map.next_value()?),
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                _ => return Ok(false),
             }
-        }
+            Ok(true)
+        })?;
         Ok(r)
     }
 }
@@ -146,12 +143,10 @@ impl Lenient for Payload {
     fn other() -> Payload {
         Payload::default()
     }
-    fn object<'de, A: MapAccess<'de>>(
-        mut map: A,
-    ) -> Result<Payload, A::Error> {
+    fn object<'de, A: MapAccess<'de>>(map: A) -> Result<Payload, A::Error> {
         let mut p = Payload::default();
-        while let Some(key) = map.next_key::<Key>()? {
-            match &*key {
+        entries(map, |key, map| {
+            match key {
                 "type" => p.kind = map.next_value::<Str>()?.0,
                 "call_id" => p.call_id = map.next_value::<Str>()?.0,
                 "role" => p.role = map.next_value::<Str>()?.0,
@@ -163,11 +158,10 @@ impl Lenient for Payload {
                 "internal_chat_message_metadata_passthrough" => {
                     p.passthrough = Some(map.next_value()?)
                 }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                _ => return Ok(false),
             }
-        }
+            Ok(true)
+        })?;
         Ok(p)
     }
 }
@@ -411,18 +405,17 @@ impl Lenient for SessionMeta {
         SessionMeta::default()
     }
     fn object<'de, A: MapAccess<'de>>(
-        mut map: A,
+        map: A,
     ) -> Result<SessionMeta, A::Error> {
         let mut meta = SessionMeta::default();
-        while let Some(key) = map.next_key::<Key>()? {
-            match &*key {
+        entries(map, |key, map| {
+            match key {
                 "type" => meta.kind = map.next_value::<Str>()?.0,
                 "payload" => meta.payload = map.next_value()?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                _ => return Ok(false),
             }
-        }
+            Ok(true)
+        })?;
         Ok(meta)
     }
 }
@@ -433,20 +426,19 @@ impl Lenient for MetaPayload {
         MetaPayload::default()
     }
     fn object<'de, A: MapAccess<'de>>(
-        mut map: A,
+        map: A,
     ) -> Result<MetaPayload, A::Error> {
         let mut p = MetaPayload::default();
-        while let Some(key) = map.next_key::<Key>()? {
-            match &*key {
+        entries(map, |key, map| {
+            match key {
                 "id" => p.id = map.next_value::<Str>()?.0,
                 "session_id" => p.session_id = map.next_value::<Str>()?.0,
                 "cwd" => p.cwd = map.next_value::<Str>()?.0,
                 "source" => p.source = map.next_value()?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                _ => return Ok(false),
             }
-        }
+            Ok(true)
+        })?;
         Ok(p)
     }
 }

@@ -19,10 +19,10 @@
 //! top-level `type`; a tail window that starts mid-file is enough, because
 //! every line of a format has that format's shape.
 
-use serde::de::{IgnoredAny, MapAccess, SeqAccess};
+use serde::de::{MapAccess, SeqAccess};
 
 use super::lenient::{
-    deserialize_leniently, present, IsObject, Key, Lenient, Str,
+    deserialize_leniently, entries, present, IsObject, Lenient, Str,
 };
 use super::lines::Lines;
 
@@ -319,21 +319,20 @@ impl Lenient for Probe {
     fn other() -> Probe {
         Probe::default()
     }
-    fn object<'de, A: MapAccess<'de>>(mut map: A) -> Result<Probe, A::Error> {
+    fn object<'de, A: MapAccess<'de>>(map: A) -> Result<Probe, A::Error> {
         let mut p = Probe::default();
-        while let Some(key) = map.next_key::<Key>()? {
-            match &*key {
+        entries(map, |key, map| {
+            match key {
                 "type" => p.kind = map.next_value::<Str>()?.0,
                 "message" => p.message = map.next_value::<IsObject>()?.0,
-                "$set" => p.set = present(&mut map)?,
-                "$rewindTo" => p.rewind = present(&mut map)?,
-                "sessionId" => p.session_id = present(&mut map)?,
-                "projectHash" => p.project_hash = present(&mut map)?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                "$set" => p.set = present(map)?,
+                "$rewindTo" => p.rewind = present(map)?,
+                "sessionId" => p.session_id = present(map)?,
+                "projectHash" => p.project_hash = present(map)?,
+                _ => return Ok(false),
             }
-        }
+            Ok(true)
+        })?;
         Ok(p)
     }
 }
@@ -380,17 +379,16 @@ impl Lenient for Part {
     fn other() -> Part {
         Part::default()
     }
-    fn object<'de, A: MapAccess<'de>>(mut map: A) -> Result<Part, A::Error> {
+    fn object<'de, A: MapAccess<'de>>(map: A) -> Result<Part, A::Error> {
         let mut p = Part::default();
-        while let Some(key) = map.next_key::<Key>()? {
-            match &*key {
+        entries(map, |key, map| {
+            match key {
                 "text" => p.text = map.next_value::<Str>()?.0,
-                "functionResponse" => p.replies = present(&mut map)?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                "functionResponse" => p.replies = present(map)?,
+                _ => return Ok(false),
             }
-        }
+            Ok(true)
+        })?;
         Ok(p)
     }
 }

@@ -33,11 +33,11 @@
 
 use std::collections::HashMap;
 
-use serde::de::{IgnoredAny, MapAccess, SeqAccess};
+use serde::de::{MapAccess, SeqAccess};
 use serde_json::Value;
 
 use super::format::{Content, ValueParser};
-use super::lenient::{deserialize_leniently, Key, Lenient, Str};
+use super::lenient::{deserialize_leniently, entries, Lenient, Str};
 use super::sniff::{quick_type, Needle};
 use super::turn::{Back, LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
 
@@ -144,10 +144,10 @@ impl Lenient for Record {
     fn other() -> Record {
         Record::default()
     }
-    fn object<'de, A: MapAccess<'de>>(mut map: A) -> Result<Record, A::Error> {
+    fn object<'de, A: MapAccess<'de>>(map: A) -> Result<Record, A::Error> {
         let mut r = Record::default();
-        while let Some(key) = map.next_key::<Key>()? {
-            match &*key {
+        entries(map, |key, map| {
+            match key {
                 "id" => r.id = map.next_value::<Str>()?.0,
                 "type" => r.kind = map.next_value::<Str>()?.0,
                 "timestamp" => r.timestamp = map.next_value::<Str>()?.0,
@@ -156,11 +156,10 @@ impl Lenient for Record {
                 "$set" => r.set = Some(map.next_value()?),
                 "$rewindTo" => r.rewind = Some(map.next_value::<Str>()?.0),
                 "sessionId" => r.session_id = map.next_value::<Str>()?.0,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                _ => return Ok(false),
             }
-        }
+            Ok(true)
+        })?;
         Ok(r)
     }
 }
@@ -192,18 +191,17 @@ impl Lenient for Call {
     fn other() -> Call {
         Call::default()
     }
-    fn object<'de, A: MapAccess<'de>>(mut map: A) -> Result<Call, A::Error> {
+    fn object<'de, A: MapAccess<'de>>(map: A) -> Result<Call, A::Error> {
         let mut c = Call::default();
-        while let Some(key) = map.next_key::<Key>()? {
-            match &*key {
+        entries(map, |key, map| {
+            match key {
                 "id" => c.id = map.next_value::<Str>()?.0,
                 "name" => c.name = map.next_value::<Str>()?.0,
                 "args" => c.args = Some(map.next_value()?),
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                _ => return Ok(false),
             }
-        }
+            Ok(true)
+        })?;
         Ok(c)
     }
 }
@@ -225,19 +223,18 @@ impl Lenient for Set {
     fn other() -> Set {
         Set::default()
     }
-    fn object<'de, A: MapAccess<'de>>(mut map: A) -> Result<Set, A::Error> {
+    fn object<'de, A: MapAccess<'de>>(map: A) -> Result<Set, A::Error> {
         let mut set = Set::default();
-        while let Some(key) = map.next_key::<Key>()? {
-            match &*key {
+        entries(map, |key, map| {
+            match key {
                 "messages" => {
                     set.names_messages = true;
                     set.messages = map.next_value::<Messages>()?.0;
                 }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                _ => return Ok(false),
             }
-        }
+            Ok(true)
+        })?;
         Ok(set)
     }
 }

@@ -158,6 +158,21 @@ pub(super) fn present<'de, A: MapAccess<'de>>(
     map.next_value::<Present>().map(|Present| true)
 }
 
+/// Read an object's entries: `read` reads the value of a key it takes
+/// and says so (`Ok(true)`); the value of any other key is skipped. A key
+/// given twice is read twice, so the last value stands.
+pub(super) fn entries<'de, A: MapAccess<'de>>(
+    mut map: A,
+    mut read: impl FnMut(&str, &mut A) -> Result<bool, A::Error>,
+) -> Result<(), A::Error> {
+    while let Some(key) = map.next_key::<Key>()? {
+        if !read(&key, &mut map)? {
+            map.next_value::<IgnoredAny>()?;
+        }
+    }
+    Ok(())
+}
+
 /// An object's key, borrowed from the line when it holds no escape: keys
 /// are compared, then dropped.
 pub(super) struct Key<'de>(Cow<'de, str>);
@@ -213,19 +228,16 @@ mod tests {
         fn other() -> Pair {
             Pair::default()
         }
-        fn object<'de, A: MapAccess<'de>>(
-            mut map: A,
-        ) -> Result<Pair, A::Error> {
+        fn object<'de, A: MapAccess<'de>>(map: A) -> Result<Pair, A::Error> {
             let mut p = Pair::default();
-            while let Some(key) = map.next_key::<Key>()? {
-                match &*key {
+            entries(map, |key, map| {
+                match key {
                     "name" => p.name = map.next_value::<Str>()?.0,
                     "nested" => p.nested = map.next_value::<IsObject>()?.0,
-                    _ => {
-                        map.next_value::<IgnoredAny>()?;
-                    }
+                    _ => return Ok(false),
                 }
-            }
+                Ok(true)
+            })?;
             Ok(p)
         }
     }
