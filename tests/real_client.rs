@@ -9,11 +9,22 @@
 //! state directory, and the transcript the client wrote, scanned by
 //! `stopgate scan`.
 //!
-//! The client is the npm package `@anthropic-ai/claude-code`, pinned at
-//! [`CLIENT_VERSION`] and installed once into `target/real-client/`. Where
+//! The client is the npm package `@anthropic-ai/claude-code`, at each of
+//! the versions in [`CLIENTS`], installed once each into
+//! `target/real-client/<version>/`; every scenario runs against each. Where
 //! `node` or `npm` is missing, every scenario is skipped with a notice.
 //!
-//! Facts the setup relies on (seen with 2.1.197):
+//! The versions differ where it matters here. 2.1.197 runs a subagent in
+//! the foreground: its work ends before the launching turn does. 2.1.332
+//! runs it in the background: the main agent may end its turn first, and
+//! the subagent's result comes back as a `<task-notification>` prompt that
+//! starts a turn of its own; it also wraps a Stop hook's feedback in a
+//! system reminder on its way to the model. The mock routes each
+//! conversation its own replies, and holds a reply until another
+//! conversation, or the hook's log, has got far enough, so that each
+//! scenario runs one way on every version.
+//!
+//! Facts the setup relies on (seen with 2.1.197 and 2.1.332):
 //! * as root the client refuses `--dangerously-skip-permissions`;
 //!   `--permission-mode acceptEdits` (plus `--allowedTools` for shell
 //!   writes) runs the tools without prompts;
@@ -38,8 +49,27 @@ mod common;
 
 use common::MockApi;
 
-/// The client version the suite pins.
-const CLIENT_VERSION: &str = "2.1.197";
+/// The client versions every scenario runs against, and how each runs a
+/// subagent.
+const CLIENTS: &[(&str, Subagents)] =
+    &[("2.1.197", Subagents::Foreground), ("2.1.332", Subagents::Background)];
+
+/// How a client runs the subagent its Agent tool launches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Subagents {
+    /// The tool returns when the subagent is done.
+    Foreground,
+    /// The tool returns at once; a `<task-notification>` prompt brings the
+    /// result.
+    Background,
+}
+
+/// One installed client.
+struct Client {
+    version: &'static str,
+    subagents: Subagents,
+    bin: PathBuf,
+}
 
 const API_KEY: &str = "sk-ant-mock-0123456789abcdefghijklmnopqrstuvwxyz";
 
@@ -59,43 +89,62 @@ fn have(cmd: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// The client's binary, installed on first use; `None` (with a notice)
-/// where `node` or `npm` is missing.
-fn client() -> Option<&'static Path> {
-    static CLIENT: OnceLock<Option<PathBuf>> = OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            if !have("node") || !have("npm") {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "real-client tests skipped: node or npm is not installed"
-                );
-                return None;
-            }
-            let prefix = root().join("target/real-client");
-            let bin = prefix
-                .join("node_modules/@anthropic-ai/claude-code/bin/claude.exe");
-            let installed =
-                Command::new(&bin).arg("--version").output().is_ok_and(|o| {
-                    String::from_utf8_lossy(&o.stdout)
-                        .starts_with(CLIENT_VERSION)
-                });
-            if !installed {
-                let out = Command::new("npm")
-                    .args(["install", "--no-audit", "--no-fund", "--prefix"])
-                    .arg(&prefix)
-                    .arg(format!("@anthropic-ai/claude-code@{CLIENT_VERSION}"))
-                    .output()
-                    .expect("npm runs");
-                assert!(
-                    out.status.success(),
-                    "npm install of the client failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-            }
-            Some(bin)
-        })
-        .as_deref()
+/// The clients, each installed on first use; none (with a notice) where
+/// `node` or `npm` is missing.
+fn clients() -> &'static [Client] {
+    static CLIENTS_INSTALLED: OnceLock<Vec<Client>> = OnceLock::new();
+    CLIENTS_INSTALLED.get_or_init(|| {
+        if !have("node") || !have("npm") {
+            let _ = writeln!(
+                std::io::stderr(),
+                "real-client tests skipped: node or npm is not installed"
+            );
+            return vec![];
+        }
+        CLIENTS
+            .iter()
+            .map(|&(version, subagents)| Client {
+                version,
+                subagents,
+                bin: install(version),
+            })
+            .collect()
+    })
+}
+
+/// Install the client at `version` into `target/real-client/<version>/`,
+/// unless it is there; its binary.
+fn install(version: &str) -> PathBuf {
+    let prefix = root().join("target/real-client").join(version);
+    let bin =
+        prefix.join("node_modules/@anthropic-ai/claude-code/bin/claude.exe");
+    let installed =
+        Command::new(&bin).arg("--version").output().is_ok_and(|o| {
+            String::from_utf8_lossy(&o.stdout).starts_with(version)
+        });
+    if !installed {
+        let out = Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&prefix)
+            .arg(format!("@anthropic-ai/claude-code@{version}"))
+            .output()
+            .expect("npm runs");
+        assert!(
+            out.status.success(),
+            "npm install of the client {version} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    bin
+}
+
+/// Run `scenario` against every client, naming each on stderr first, so
+/// that a failure says which.
+fn each_client(scenario: impl Fn(&Client)) {
+    for client in clients() {
+        let _ = writeln!(std::io::stderr(), "client {}", client.version);
+        scenario(client);
+    }
 }
 
 /// The mock Messages API, listening on 127.0.0.1; killed on drop.
@@ -121,6 +170,12 @@ impl Mock {
             .into_iter()
             .filter(|r| r["agent_loop"] == true)
             .collect()
+    }
+
+    /// Whether every held reply went out because what it waited for
+    /// happened, not because the wait timed out.
+    fn held_all(&self) -> bool {
+        self.0.requests().iter().all(|r| r["wait"] != "timed out")
     }
 
     /// The block reasons that reached the model, in order.
@@ -194,12 +249,12 @@ impl World {
     /// otherwise; `extra` adds arguments (`--continue`, `--allowedTools`).
     fn run(
         &self,
-        client: &Path,
+        client: &Client,
         prompt: &str,
         entrypoint: Option<&str>,
         extra: &[&str],
     ) -> Output {
-        let mut cmd = Command::new(client);
+        let mut cmd = Command::new(&client.bin);
         cmd.arg("-p")
             .arg(prompt)
             .args([
@@ -257,7 +312,7 @@ impl World {
     }
 
     /// Run an attended `claude -p PROMPT`; its answer, trimmed.
-    fn ask(&self, client: &Path, prompt: &str, extra: &[&str]) -> String {
+    fn ask(&self, client: &Client, prompt: &str, extra: &[&str]) -> String {
         let out = self.run(client, prompt, Some("claude-vscode"), extra);
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
@@ -350,217 +405,339 @@ const AUDITED: &str =
 /// A Write, then "Done.": one block; the audited answer passes.
 #[test]
 fn write_then_done_blocks_once_then_the_audit_passes() {
-    let Some(client) = client() else { return };
-    let w = World::new("", |p| {
-        json!([
-            [text("Writing it."), write(&p.join("a.txt"), "hello\n")],
-            [text("Done.")],
-            [text(AUDITED)]
-        ])
+    each_client(|client| {
+        let w = World::new("", |p| {
+            json!([
+                [text("Writing it."), write(&p.join("a.txt"), "hello\n")],
+                [text("Done.")],
+                [text(AUDITED)]
+            ])
+        });
+        assert_eq!(w.ask(client, "write a.txt", &[]), AUDITED);
+        let feedback = w.feedback(1);
+        assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
+        let sessions = w.transcripts();
+        assert_eq!(sessions.len(), 1);
+        let session =
+            sessions[0].file_stem().unwrap().to_string_lossy().to_string();
+        assert_eq!(w.count(&session), 1);
+        // The transcript: one change turn, blocked once, audited at the end.
+        let rows = w.scan();
+        assert_eq!(rows.len(), 1, "{rows:#?}");
+        assert_eq!(rows[0]["changed"], true);
+        assert_eq!(rows[0]["hook_blocked"], true);
+        assert_eq!(rows[0]["hook_blocks"], 1);
+        assert_eq!(rows[0]["audit"], "present");
+        assert_eq!(rows[0]["findings"], json!([]));
+        assert_eq!(w.check(&sessions[0])["verdict"], "allow");
     });
-    assert_eq!(w.ask(client, "write a.txt", &[]), AUDITED);
-    let feedback = w.feedback(1);
-    assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
-    let sessions = w.transcripts();
-    assert_eq!(sessions.len(), 1);
-    let session =
-        sessions[0].file_stem().unwrap().to_string_lossy().to_string();
-    assert_eq!(w.count(&session), 1);
-    // The transcript: one change turn, blocked once, audited at the end.
-    let rows = w.scan();
-    assert_eq!(rows.len(), 1, "{rows:#?}");
-    assert_eq!(rows[0]["changed"], true);
-    assert_eq!(rows[0]["hook_blocked"], true);
-    assert_eq!(rows[0]["hook_blocks"], 1);
-    assert_eq!(rows[0]["audit"], "present");
-    assert_eq!(rows[0]["findings"], json!([]));
-    assert_eq!(w.check(&sessions[0])["verdict"], "allow");
 }
 
 /// A file-changing Bash command raises the flag like a Write.
 #[test]
 fn a_file_changing_bash_command_is_a_change() {
-    let Some(client) = client() else { return };
-    let w = World::new("", |_| {
-        json!([
-            [tool(
-                "Bash",
-                json!({"command": "echo hi > b.txt", "description": "write b.txt"})
-            )],
-            [text("Done.")],
-            [text("no audit needed: one-line scratch file for the test")]
-        ])
+    each_client(|client| {
+        let w = World::new("", |_| {
+            json!([
+                [tool(
+                    "Bash",
+                    json!({"command": "echo hi > b.txt", "description": "write b.txt"})
+                )],
+                [text("Done.")],
+                [text("no audit needed: one-line scratch file for the test")]
+            ])
+        });
+        w.ask(
+            client,
+            "write b.txt with the shell",
+            &["--allowedTools", "Bash(echo:*)"],
+        );
+        assert!(w.project().join("b.txt").exists(), "the command ran");
+        w.feedback(1);
+        assert!(
+            w.debug_log().contains("post: Bash changes files"),
+            "{}",
+            w.debug_log()
+        );
     });
-    w.ask(
-        client,
-        "write b.txt with the shell",
-        &["--allowedTools", "Bash(echo:*)"],
-    );
-    assert!(w.project().join("b.txt").exists(), "the command ran");
-    w.feedback(1);
-    assert!(
-        w.debug_log().contains("post: Bash changes files"),
-        "{}",
-        w.debug_log()
-    );
 }
 
 /// The reply to a block is judged: `監査：問題なし` is blocked again as a
 /// hollow audit, and a real audit then passes.
 #[test]
 fn a_hollow_reply_after_a_block_is_blocked_again() {
-    let Some(client) = client() else { return };
-    let w = World::new("audit.cap = 3\n", |p| {
-        json!([
-            [write(&p.join("a.txt"), "hello\n")],
-            [text("Done.")],
-            [text("監査：問題なし")],
-            [text(AUDITED)]
-        ])
+    each_client(|client| {
+        let w = World::new("audit.cap = 3\n", |p| {
+            json!([
+                [write(&p.join("a.txt"), "hello\n")],
+                [text("Done.")],
+                [text("監査：問題なし")],
+                [text(AUDITED)]
+            ])
+        });
+        assert_eq!(w.ask(client, "write a.txt", &[]), AUDITED);
+        let feedback = w.feedback(2);
+        assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
+        assert!(feedback[1].contains("stock_phrase"), "{}", feedback[1]);
+        let rows = w.scan();
+        assert_eq!(rows[0]["hook_blocks"], 2, "{rows:#?}");
+        assert_eq!(rows[0]["findings"], json!([]));
     });
-    assert_eq!(w.ask(client, "write a.txt", &[]), AUDITED);
-    let feedback = w.feedback(2);
-    assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
-    assert!(feedback[1].contains("stock_phrase"), "{}", feedback[1]);
-    let rows = w.scan();
-    assert_eq!(rows[0]["hook_blocks"], 2, "{rows:#?}");
-    assert_eq!(rows[0]["findings"], json!([]));
 }
 
 /// The cap (2) bounds the blocks across the prompts of one session.
 #[test]
 fn the_cap_holds_across_prompts() {
-    let Some(client) = client() else { return };
-    let w = World::new("", |p| {
-        json!([
-            // Prompt 1: blocked once, then audited.
-            [write(&p.join("a.txt"), "1\n")],
-            [text("Done.")],
-            [text(AUDITED)],
-            // Prompt 2: blocked once more; the unaudited reply reaches the cap.
-            [write(&p.join("a.txt"), "2\n")],
-            [text("Done.")],
-            [text("Done, really.")],
-            // Prompt 3: capped, no block.
-            [write(&p.join("a.txt"), "3\n")],
-            [text("Done.")]
-        ])
+    each_client(|client| {
+        let w = World::new("", |p| {
+            json!([
+                // Prompt 1: blocked once, then audited.
+                [write(&p.join("a.txt"), "1\n")],
+                [text("Done.")],
+                [text(AUDITED)],
+                // Prompt 2: blocked once more; the unaudited reply reaches the cap.
+                [write(&p.join("a.txt"), "2\n")],
+                [text("Done.")],
+                [text("Done, really.")],
+                // Prompt 3: capped, no block.
+                [write(&p.join("a.txt"), "3\n")],
+                [text("Done.")]
+            ])
+        });
+        w.ask(client, "write a.txt", &[]);
+        w.ask(client, "again", &["--continue"]);
+        w.ask(client, "once more", &["--continue"]);
+        assert_eq!(
+            std::fs::read_to_string(w.project().join("a.txt")).unwrap(),
+            "3\n"
+        );
+        w.feedback(2);
+        let sessions = w.transcripts();
+        let counts: Vec<u32> = sessions
+            .iter()
+            .map(|s| w.count(&s.file_stem().unwrap().to_string_lossy()))
+            .collect();
+        assert_eq!(counts.iter().sum::<u32>(), 2, "{counts:?}");
     });
-    w.ask(client, "write a.txt", &[]);
-    w.ask(client, "again", &["--continue"]);
-    w.ask(client, "once more", &["--continue"]);
-    assert_eq!(
-        std::fs::read_to_string(w.project().join("a.txt")).unwrap(),
-        "3\n"
-    );
-    w.feedback(2);
-    let sessions = w.transcripts();
-    let counts: Vec<u32> = sessions
-        .iter()
-        .map(|s| w.count(&s.file_stem().unwrap().to_string_lossy()))
-        .collect();
-    assert_eq!(counts.iter().sum::<u32>(), 2, "{counts:?}");
 }
 
 /// `claude -p` is an unattended (`sdk-cli`) session: nobody reads a block.
 #[test]
 fn headless_sdk_cli_sessions_are_never_blocked() {
-    let Some(client) = client() else { return };
-    let w = World::new("", |p| {
-        json!([[write(&p.join("a.txt"), "x\n")], [text("Done.")]])
+    each_client(|client| {
+        let w = World::new("", |p| {
+            json!([[write(&p.join("a.txt"), "x\n")], [text("Done.")]])
+        });
+        let out = w.run(client, "write a.txt", None, &[]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Done.");
+        assert!(w.mock.feedback().is_empty(), "{}", w.debug_log());
+        assert!(w.debug_log().contains("entrypoint sdk-cli is unattended"));
+        assert_eq!(w.check(&w.transcripts()[0])["verdict"], "allow");
     });
-    let out = w.run(client, "write a.txt", None, &[]);
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Done.");
-    assert!(w.mock.feedback().is_empty(), "{}", w.debug_log());
-    assert!(w.debug_log().contains("entrypoint sdk-cli is unattended"));
-    assert_eq!(w.check(&w.transcripts()[0])["verdict"], "allow");
 }
 
-fn subagent_replies(p: &Path) -> Value {
-    json!([
-        [tool(
-            "Agent",
-            json!({"description": "write b.txt", "prompt": "Write b.txt", "subagent_type": "general-purpose"})
-        )],
-        [write(&p.join("b.txt"), "hi\n")],
-        [text("Wrote b.txt.")],
-        [text("Done.")],
-        [text(AUDITED)],
-        [text(AUDITED)]
-    ])
+/// A reply sent only once `when` holds (see the mock's header).
+fn after(when: Value, blocks: Value) -> Value {
+    json!({"after": when, "blocks": blocks})
+}
+
+/// The conversation opened by `prompt` ('' for the main one) has taken
+/// `n` replies.
+fn taken(prompt: &str, n: usize) -> Value {
+    json!({"conversation": prompt, "taken": n})
+}
+
+/// The hook's debug log holds `text`; `p` is the project's path.
+fn logged(p: &Path, text: &str) -> Value {
+    let log = p.parent().unwrap().join("state/debug.log");
+    json!({"file": log, "holds": text})
+}
+
+/// The main Stop's line in the hook's debug log (a SubagentStop's reads
+/// `subagent stop:`).
+const MAIN_STOP: &str = "\nstop: pending=";
+
+fn launch_writer() -> Value {
+    tool(
+        "Agent",
+        json!({"description": "write b.txt", "prompt": "Write b.txt", "subagent_type": "general-purpose"}),
+    )
+}
+
+/// The scan's rows after the first: on a client that runs subagents in
+/// the background, the turns of their `<task-notification>`s, with no
+/// work of their own to judge.
+fn assert_only_notifications(client: &Client, rows: &[Value]) {
+    if client.subagents == Subagents::Foreground {
+        assert!(rows.is_empty(), "{rows:#?}");
+    }
+    for row in rows {
+        assert_eq!(row["kind"], "notification", "{rows:#?}");
+        assert_eq!(row["changed"], false, "{rows:#?}");
+        assert_eq!(row["findings"], json!([]), "{rows:#?}");
+    }
 }
 
 /// By default a subagent's change is the launching turn's: the main Stop
 /// blocks, the SubagentStop does not, and the scan puts the change on the
-/// parent's row.
+/// parent's row. (The main agent ends its turn only once the subagent is
+/// done, which a background subagent need not be: the next scenario.)
 #[test]
 fn a_subagent_write_is_audited_at_the_main_stop() {
-    let Some(client) = client() else { return };
-    let w = World::new("", subagent_replies);
-    w.ask(client, "write b.txt with a subagent", &[]);
-    assert!(w.project().join("b.txt").exists());
-    let feedback = w.feedback(1);
-    assert!(feedback[0].starts_with("Stop hook feedback:"), "{}", feedback[0]);
-    let rows = w.scan();
-    assert_eq!(rows.len(), 1, "the subagent file has no row: {rows:#?}");
-    assert_eq!(rows[0]["changed"], true);
-    assert_eq!(rows[0]["subagents"].as_array().unwrap().len(), 1);
-    assert_eq!(rows[0]["hook_blocked"], true);
+    each_client(|client| {
+        let w = World::new("", |p| {
+            json!({
+                "replies": [
+                    [launch_writer()],
+                    after(taken("Write b.txt", 2), json!([text("Done.")])),
+                    [text(AUDITED)],
+                    [text(AUDITED)]
+                ],
+                "agents": {
+                    "Write b.txt": [
+                        [write(&p.join("b.txt"), "hi\n")],
+                        [text("Wrote b.txt.")]
+                    ]
+                }
+            })
+        });
+        w.ask(client, "write b.txt with a subagent", &[]);
+        assert!(w.project().join("b.txt").exists());
+        let feedback = w.feedback(1);
+        assert!(
+            feedback[0].contains("Stop hook feedback:"),
+            "{}",
+            feedback[0]
+        );
+        assert!(w.mock.held_all(), "{:#?}", w.mock.0.requests());
+        let rows = w.scan();
+        assert_eq!(rows[0]["changed"], true, "{rows:#?}");
+        assert_eq!(rows[0]["subagents"].as_array().unwrap().len(), 1);
+        assert_eq!(rows[0]["hook_blocked"], true);
+        assert_eq!(rows[0]["findings"], json!([]), "{rows:#?}");
+        assert_only_notifications(client, &rows[1..]);
+    });
+}
+
+/// A background subagent that changes files after the main agent ended
+/// its turn: the launching turn's Stop saw no change and allowed; the
+/// change is audited at the Stop of the turn its `<task-notification>`
+/// starts, and the scan puts it on that turn, not on the launching one.
+#[test]
+fn a_background_subagent_change_is_audited_at_its_notification() {
+    each_client(|client| {
+        if client.subagents == Subagents::Foreground {
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: {} runs subagents in the foreground",
+                client.version
+            );
+            return;
+        }
+        let w = World::new("", |p| {
+            json!({
+                "replies": [
+                    [launch_writer()],
+                    [text("Done.")],
+                    [text("Done.")],
+                    [text(AUDITED)]
+                ],
+                "agents": {
+                    "Write b.txt": [
+                        after(logged(p, MAIN_STOP), json!([write(&p.join("b.txt"), "hi\n")])),
+                        [text("Wrote b.txt.")]
+                    ]
+                }
+            })
+        });
+        // `claude -p` prints each turn's answer.
+        let out = w.ask(client, "write b.txt with a subagent", &[]);
+        assert!(out.ends_with(AUDITED), "{out}");
+        assert!(w.project().join("b.txt").exists());
+        let feedback = w.feedback(1);
+        assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
+        assert!(w.mock.held_all(), "{:#?}", w.mock.0.requests());
+        let rows = w.scan();
+        assert_eq!(rows.len(), 2, "{rows:#?}");
+        // The launching turn ended before the change: nothing to audit.
+        assert_eq!(rows[0]["kind"], "prompt", "{rows:#?}");
+        assert_eq!(rows[0]["changed"], false, "{rows:#?}");
+        assert_eq!(rows[0]["subagents"].as_array().unwrap().len(), 1);
+        assert_eq!(rows[0]["hook_blocked"], false, "{rows:#?}");
+        assert_eq!(rows[0]["findings"], json!([]), "{rows:#?}");
+        // The notification's turn: the change, blocked once, audited.
+        assert_eq!(rows[1]["kind"], "notification", "{rows:#?}");
+        assert_eq!(rows[1]["changed"], true, "{rows:#?}");
+        assert_eq!(rows[1]["hook_blocks"], 1, "{rows:#?}");
+        assert_eq!(rows[1]["audit"], "present", "{rows:#?}");
+        assert_eq!(rows[1]["findings"], json!([]), "{rows:#?}");
+        assert_eq!(w.check(&w.transcripts()[0])["verdict"], "allow");
+    });
 }
 
 /// With `gate_subagents`, the subagent is held to the audit at its own
 /// Stop, and the main agent is not blocked again for the same change.
 #[test]
 fn gate_subagents_blocks_the_subagent_itself() {
-    let Some(client) = client() else { return };
-    let w = World::new("gate_subagents = true\n", |p| {
-        json!([
-            [tool(
-                "Agent",
-                json!({"description": "write b.txt", "prompt": "Write b.txt", "subagent_type": "general-purpose"})
-            )],
-            [write(&p.join("b.txt"), "hi\n")],
-            // The subagent's answer is blocked; its audit passes.
-            [text("Wrote b.txt.")],
-            [text(AUDITED)],
-            // The main agent is not blocked again for the same change.
-            [text("Done.")]
-        ])
+    each_client(|client| {
+        let w = World::new("gate_subagents = true\n", |p| {
+            json!({
+                "replies": [
+                    [launch_writer()],
+                    // The main agent is not blocked for the same change.
+                    after(taken("Write b.txt", 3), json!([text("Done.")])),
+                    [text("Done.")]
+                ],
+                "agents": {
+                    "Write b.txt": [
+                        [write(&p.join("b.txt"), "hi\n")],
+                        // The subagent's answer is blocked; its audit passes.
+                        [text("Wrote b.txt.")],
+                        [text(AUDITED)]
+                    ]
+                }
+            })
+        });
+        let out = w.ask(client, "write b.txt with a subagent", &[]);
+        assert!(out.ends_with("Done.") && !out.contains("Audit"), "{out}");
+        w.feedback(1);
+        assert!(w.mock.held_all(), "{:#?}", w.mock.0.requests());
+        let log = w.debug_log();
+        assert!(log.contains("flag agent-"), "{log}");
+        let agent_counts = std::fs::read_dir(w.state())
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                let n = e.file_name().to_string_lossy().to_string();
+                n.starts_with("agent-") && n.ends_with(".count")
+            })
+            .count();
+        assert_eq!(agent_counts, 1, "the block counted against the subagent");
     });
-    assert_eq!(w.ask(client, "write b.txt with a subagent", &[]), "Done.");
-    w.feedback(1);
-    let log = w.debug_log();
-    assert!(log.contains("flag agent-"), "{log}");
-    let agent_counts = std::fs::read_dir(w.state())
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            let n = e.file_name().to_string_lossy().to_string();
-            n.starts_with("agent-") && n.ends_with(".count")
-        })
-        .count();
-    assert_eq!(agent_counts, 1, "the block counted against the subagent");
 }
 
 /// `output = "json"`: the block goes out as JSON on stdout, the client
 /// records a `hook_blocking_error` attachment, and the scan names the hook.
 #[test]
 fn json_output_blocks_and_the_scan_names_the_hook() {
-    let Some(client) = client() else { return };
-    let w = World::new("output = \"json\"\n", |p| {
-        json!([
-            [write(&p.join("a.txt"), "x\n")],
-            [text("Done.")],
-            [text(AUDITED)]
-        ])
+    each_client(|client| {
+        let w = World::new("output = \"json\"\n", |p| {
+            json!([
+                [write(&p.join("a.txt"), "x\n")],
+                [text("Done.")],
+                [text(AUDITED)]
+            ])
+        });
+        w.ask(client, "write a.txt", &[]);
+        w.feedback(1);
+        let rows = w.scan();
+        assert_eq!(rows[0]["hook_blocked"], true);
+        let hooks = rows[0]["blocking_hooks"].as_array().unwrap();
+        assert!(
+            hooks
+                .iter()
+                .any(|h| h.as_str().unwrap().ends_with("stopgate hook")),
+            "{rows:#?}"
+        );
     });
-    w.ask(client, "write a.txt", &[]);
-    w.feedback(1);
-    let rows = w.scan();
-    assert_eq!(rows[0]["hook_blocked"], true);
-    let hooks = rows[0]["blocking_hooks"].as_array().unwrap();
-    assert!(
-        hooks.iter().any(|h| h.as_str().unwrap().ends_with("stopgate hook")),
-        "{rows:#?}"
-    );
 }

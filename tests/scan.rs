@@ -810,3 +810,179 @@ fn the_entrypoint_streamed_is_the_one_the_head_read_gives() {
     let attended = scan_file(&late, &gates, &ScanOptions::default());
     assert!(attended.turns.iter().all(|t| !t.findings.is_empty()));
 }
+
+/// Lines of a Claude Code 2.1.332 session, each at `10:MM:SS` of one day.
+mod background {
+    use serde_json::{json, Value};
+
+    pub const SID: &str = "33333333-4444-4555-8666-777777777777";
+
+    fn at(time: &str) -> String {
+        format!("2026-12-04T10:{time}.000Z")
+    }
+
+    fn line(time: &str, sidechain: bool, rest: Value) -> String {
+        let mut v = json!({
+            "parentUuid": null,
+            "isSidechain": sidechain,
+            "userType": "external",
+            "entrypoint": "claude-vscode",
+            "cwd": "/w",
+            "sessionId": SID,
+            "version": "2.1.332",
+            "timestamp": at(time),
+        });
+        v.as_object_mut().unwrap().extend(rest.as_object().unwrap().clone());
+        v.to_string()
+    }
+
+    pub fn prompt(time: &str, text: &str) -> String {
+        line(
+            time,
+            false,
+            json!({"type": "user", "message": {"role": "user", "content": text}}),
+        )
+    }
+
+    pub fn notification(time: &str, agent: &str) -> String {
+        let text = format!(
+            "<task-notification>\n<task-id>{agent}</task-id>\n<status>completed</status>\n</task-notification>"
+        );
+        line(
+            time,
+            false,
+            json!({"type": "user", "origin": {"kind": "task-notification"}, "message": {"role": "user", "content": text}}),
+        )
+    }
+
+    fn assistant(time: &str, sidechain: bool, block: Value) -> String {
+        line(
+            time,
+            sidechain,
+            json!({"type": "assistant", "message": {"role": "assistant", "content": [block]}}),
+        )
+    }
+
+    pub fn launch(time: &str, id: &str) -> String {
+        assistant(
+            time,
+            false,
+            json!({"type": "tool_use", "id": id, "name": "Agent", "input": {"prompt": "Write b.txt", "run_in_background": true}}),
+        )
+    }
+
+    pub fn launched(time: &str, id: &str, agent: &str) -> String {
+        line(
+            time,
+            false,
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "Async agent launched successfully."}]}, "toolUseResult": {"isAsync": true, "status": "async_launched", "agentId": agent}}),
+        )
+    }
+
+    pub fn said(time: &str, text: &str) -> String {
+        assistant(time, false, json!({"type": "text", "text": text}))
+    }
+
+    pub fn stop_summary(time: &str) -> String {
+        line(
+            time,
+            false,
+            json!({"type": "system", "subtype": "stop_hook_summary", "hookCount": 1, "hookInfos": [{"command": "stopgate hook"}], "hookErrors": [], "preventedContinuation": false}),
+        )
+    }
+
+    /// A subagent's line: a Write of `file`.
+    pub fn write(time: &str, id: &str, file: &str) -> String {
+        assistant(
+            time,
+            true,
+            json!({"type": "tool_use", "id": id, "name": "Write", "input": {"file_path": file, "content": "x"}}),
+        )
+    }
+
+    pub fn sub_prompt(time: &str) -> String {
+        line(
+            time,
+            true,
+            json!({"type": "user", "message": {"role": "user", "content": "Write b.txt"}}),
+        )
+    }
+}
+
+/// A background subagent (Claude Code 2.1.332) changes files when it
+/// likes: before the launching turn's Stop, the change is that turn's;
+/// after it, the change is the first turn's to end after it, where the
+/// hook's PostToolUse flag brings it to the Stop; after every turn, it
+/// stays the launching turn's.
+#[test]
+fn a_background_subagent_change_belongs_to_the_first_stop_after_it() {
+    use background::*;
+
+    /// The rows' (turn, changed) for a session of `main` lines whose one
+    /// subagent, `agent-a1.jsonl`, writes at `write_at`.
+    fn changed_rows(main: &[String], write_at: &str) -> Vec<(usize, bool)> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(format!("{SID}.jsonl"));
+        std::fs::write(&file, main.join("\n") + "\n").unwrap();
+        let subagents = dir.path().join(SID).join("subagents");
+        std::fs::create_dir_all(&subagents).unwrap();
+        let sub =
+            [sub_prompt("00:03"), write(write_at, "toolu_w", "/w/b.txt")];
+        std::fs::write(
+            subagents.join("agent-a1.jsonl"),
+            sub.join("\n") + "\n",
+        )
+        .unwrap();
+        let gates = Gates::new(&Config::default()).unwrap();
+        let report = scan_file(&file, &gates, &ScanOptions::default());
+        assert!(report.error.is_none(), "{:?}", report.error);
+        report.turns.iter().map(|t| (t.turn, t.changed)).collect()
+    }
+
+    let launching = [
+        prompt("00:01", "write b.txt with a subagent"),
+        launch("00:02", "toolu_a"),
+        launched("00:03", "toolu_a", "a1"),
+        said("00:04", "Started it."),
+        stop_summary("00:05"),
+    ];
+    let notified = [
+        notification("02:00", "a1"),
+        said("02:01", "The agent wrote b.txt."),
+        stop_summary("02:02"),
+    ];
+    let session: Vec<String> =
+        launching.iter().chain(&notified).cloned().collect();
+    // Written before the launching turn's Stop: that turn's.
+    assert_eq!(changed_rows(&session, "00:04"), [(1, true), (2, false)]);
+    // After it: the notification's turn's, the first to end after it.
+    assert_eq!(changed_rows(&session, "01:00"), [(1, false), (2, true)]);
+    // After every turn: no Stop saw it, the launching turn keeps it.
+    assert_eq!(changed_rows(&session, "05:00"), [(1, true), (2, false)]);
+    // A turn between, started by the user: its Stop is the first after.
+    let between = [
+        prompt("00:30", "and meanwhile?"),
+        said("00:31", "Waiting."),
+        stop_summary("00:32"),
+    ];
+    let session: Vec<String> =
+        launching.iter().chain(&between).chain(&notified).cloned().collect();
+    assert_eq!(
+        changed_rows(&session, "00:20"),
+        [(1, false), (2, true), (3, false)]
+    );
+    // With no Stop hook, no summary: the final text's time ends a turn.
+    let bare: Vec<String> = session
+        .iter()
+        .filter(|l| !l.contains("stop_hook_summary"))
+        .cloned()
+        .collect();
+    assert_eq!(
+        changed_rows(&bare, "00:04"),
+        [(1, true), (2, false), (3, false)]
+    );
+    assert_eq!(
+        changed_rows(&bare, "00:10"),
+        [(1, false), (2, true), (3, false)]
+    );
+}

@@ -155,6 +155,7 @@ pub struct Turn {
     kind: TurnKind,
     prompt: Option<Prompt>,
     timestamp: Option<String>,
+    ended: Option<String>,
     tool_uses: Vec<ToolCall>,
     subagent_changes: Vec<ToolCall>,
     launches: Vec<Launch>,
@@ -188,6 +189,19 @@ impl Turn {
     /// The prompt's timestamp, else the turn's first.
     pub fn timestamp(&self) -> Option<&str> {
         self.timestamp.as_deref()
+    }
+
+    /// About when the turn's last Stop ran: in a Claude Code transcript,
+    /// the latest timestamp of its final text, of its tool uses and of
+    /// the `stop_hook_summary` records that Claude Code 2.1.332 writes
+    /// after each Stop's hooks (not of the meta lines that come before
+    /// the next prompt, nor of the assistant's earlier texts, which are
+    /// left unparsed); in the other formats, of every record read.
+    /// Timestamps are compared as text, which orders the RFC 3339 UTC
+    /// times the clients write.
+    pub fn ended(&self) -> Option<&str> {
+        let text = self.final_text.as_ref().and_then(|t| t.at.as_deref());
+        self.ended.as_deref().max(text)
     }
 
     /// The chain's tool uses in the turn, in order.
@@ -267,6 +281,19 @@ impl Turn {
         self.skipped_corrupt += n;
     }
 
+    /// A record of `timestamp` was read: the turn ended no earlier.
+    fn saw(&mut self, timestamp: Option<&str>) {
+        let Some(t) = timestamp else { return };
+        match &mut self.ended {
+            Some(ended) if ended.as_str() < t => {
+                ended.clear();
+                ended.push_str(t);
+            }
+            Some(_) => {}
+            None => self.ended = Some(t.to_string()),
+        }
+    }
+
     /// Read the files of the subagents this turn launched, and count their
     /// file changes as the turn's.
     ///
@@ -276,19 +303,49 @@ impl Turn {
     /// adds nothing. The Task or Agent tool use that launched a subagent
     /// which changed files is marked [`ChangeReason::Subagent`].
     pub fn resolve_subagents(&mut self, transcript: &Path) {
+        let none = self.resolve_subagents_by(transcript, |_| false);
+        debug_assert!(none.is_empty());
+    }
+
+    /// [`Turn::resolve_subagents`], holding back the changes `later`
+    /// picks: they are returned, not counted as this turn's, and a launch
+    /// whose every change is held back is not marked. The archive scan
+    /// holds back what a background subagent changed after this turn
+    /// ended, which only a later Stop could see.
+    pub(crate) fn resolve_subagents_by(
+        &mut self,
+        transcript: &Path,
+        later: impl Fn(&ToolCall) -> bool,
+    ) -> Vec<ToolCall> {
+        let mut held = vec![];
         for launch in std::mem::take(&mut self.launches) {
             let changes = subagent_file(transcript, &launch.agent_id)
-                .and_then(|p| read_subagent_changes(&p));
-            if let Some(changes) = changes.filter(|c| !c.is_empty()) {
+                .and_then(|p| read_subagent_changes(&p))
+                .unwrap_or_default();
+            let (late, now): (Vec<ToolCall>, Vec<ToolCall>) =
+                changes.into_iter().partition(|c| later(c));
+            held.extend(late);
+            if !now.is_empty() {
                 if let Some(u) = self.tool_uses.iter_mut().find(|u| {
                     u.id().is_some() && u.id() == launch.tool_use_id.as_deref()
                 }) {
                     u.change = Some(ChangeReason::Subagent);
                 }
-                self.subagent_changes.extend(changes);
+                self.subagent_changes.extend(now);
             }
             self.launches.push(launch);
         }
+        held
+    }
+
+    /// Count `changes`, which subagents launched in earlier turns made
+    /// after those turns ended, as this turn's.
+    #[cfg(feature = "archive")]
+    pub(crate) fn add_subagent_changes(
+        &mut self,
+        changes: impl IntoIterator<Item = ToolCall>,
+    ) {
+        self.subagent_changes.extend(changes);
     }
 }
 
@@ -345,6 +402,8 @@ struct TextAt {
     text: String,
     offset: u64,
     line: Option<u64>,
+    /// Its line's timestamp.
+    at: Option<String>,
 }
 
 /// The user prompt that opens a turn.
@@ -394,6 +453,8 @@ pub struct ToolCall {
     name: Cow<'static, str>,
     command: Option<String>,
     change: Option<ChangeReason>,
+    /// For a tool use that changes files, its line's timestamp.
+    at: Option<Box<str>>,
 }
 
 /// What a tool use's `id` was: the key holds it when it was given.
@@ -477,7 +538,25 @@ impl ToolCall {
             name: tool_name(name),
             command: input.shell_command(name).map(|c| c.into_owned()),
             change: input.changes_files(name),
+            at: None,
         }
+    }
+
+    /// This tool use, made on a line of `timestamp`: kept if it changes
+    /// files ([`ToolCall::at`]).
+    pub(crate) fn made_at(mut self, timestamp: Option<&str>) -> ToolCall {
+        if self.change.is_some() {
+            self.at = timestamp.map(Box::from);
+        }
+        self
+    }
+
+    /// For a tool use that changes files, the timestamp of its line, when
+    /// the reader had one: when the agent asked for the change. A change
+    /// that a background subagent made after the turn that launched it
+    /// ended is a later turn's.
+    pub fn at(&self) -> Option<&str> {
+        self.at.as_deref()
     }
 
     /// The tool use's `id`.
@@ -844,6 +923,7 @@ impl TurnBuilder {
                 text: text.to_string(),
                 offset: pos.offset,
                 line: pos.line,
+                at: rec.timestamp().map(str::to_string),
             });
         }
         true
@@ -859,13 +939,14 @@ impl TurnBuilder {
         if let Some(kind) = turn_start(rec) {
             return self.begin(kind, user_text(rec), rec.timestamp(), pos);
         }
-        self.note(rec.timestamp());
+        self.start(rec.timestamp());
         match rec.record_type() {
             RecordType::Assistant => self.assistant(rec, pos),
             RecordType::User => self.user(rec),
             RecordType::System => {
                 if let Some(summary) = rec.stop_hook_summary() {
                     let t = &mut self.open;
+                    t.saw(rec.timestamp());
                     t.hooks_ran.extend(
                         summary.commands.iter().map(|c| c.to_string()),
                     );
@@ -919,9 +1000,17 @@ impl TurnBuilder {
         done
     }
 
+    /// A record of the open turn was read: the turn has started, its
+    /// first timestamp is kept, and it ended no earlier than this record.
+    /// (The other formats' readers call this for every record.)
+    pub(super) fn note(&mut self, timestamp: Option<&str>) {
+        self.start(timestamp);
+        self.open.saw(timestamp);
+    }
+
     /// A record of the open turn was read: the turn has started, and its
     /// first timestamp is kept.
-    pub(super) fn note(&mut self, timestamp: Option<&str>) {
+    fn start(&mut self, timestamp: Option<&str>) {
         self.started = true;
         if self.open.timestamp.is_none() {
             self.open.timestamp = timestamp.map(str::to_string);
@@ -944,6 +1033,7 @@ impl TurnBuilder {
                 text: text.to_string(),
                 offset: pos.offset,
                 line: pos.line,
+                at: None,
             });
         }
     }
@@ -978,26 +1068,34 @@ impl TurnBuilder {
     fn assistant(&mut self, rec: &Record<'_>, pos: LinePos) {
         let t = &mut self.open;
         t.any_assistant = true;
+        let tools = t.tool_uses.len();
         for (i, block) in rec.content().blocks().iter().enumerate() {
             if let Block::ToolUse(u) = block {
                 let name = u.name().unwrap_or("");
                 if LAUNCH_TOOLS.contains(&name) {
                     self.unanswered_launches += 1;
                 }
-                t.tool_uses.push(ToolCall::from_input(
-                    u.id(),
-                    name,
-                    u.input(),
-                    pos.offset,
-                    i,
-                ));
+                t.tool_uses.push(
+                    ToolCall::from_input(
+                        u.id(),
+                        name,
+                        u.input(),
+                        pos.offset,
+                        i,
+                    )
+                    .made_at(rec.timestamp()),
+                );
             }
+        }
+        if t.tool_uses.len() > tools {
+            t.saw(rec.timestamp());
         }
         if let Some(text) = last_text(rec) {
             t.final_text = Some(TextAt {
                 text: text.to_string(),
                 offset: pos.offset,
                 line: pos.line,
+                at: rec.timestamp().map(str::to_string),
             });
         }
     }
@@ -1054,7 +1152,8 @@ impl TurnBuilder {
                     u.input(),
                     pos.offset,
                     i,
-                );
+                )
+                .made_at(rec.timestamp());
                 if call.change().is_some() {
                     self.started = true;
                     self.open.subagent_changes.push(call);

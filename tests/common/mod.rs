@@ -45,7 +45,9 @@ pub struct MockApi {
 }
 
 impl MockApi {
-    /// Start `script` (relative to the crate) in `dir` with `replies`.
+    /// Start `script` (relative to the crate) in `dir` with `replies`: a
+    /// list of replies, or a whole scenario object (as the script's
+    /// header describes it).
     pub fn start(
         script: &str,
         dir: &Path,
@@ -53,11 +55,11 @@ impl MockApi {
     ) -> MockApi {
         use std::io::BufRead;
         let scenario = dir.join("scenario.json");
-        std::fs::write(
-            &scenario,
-            serde_json::json!({ "replies": replies }).to_string(),
-        )
-        .unwrap();
+        let text = match replies {
+            serde_json::Value::Object(_) => replies.to_string(),
+            _ => serde_json::json!({ "replies": replies }).to_string(),
+        };
+        std::fs::write(&scenario, text).unwrap();
         let log = dir.join("requests.jsonl");
         let mut child = std::process::Command::new("node")
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(script))

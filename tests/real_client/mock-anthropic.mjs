@@ -6,20 +6,72 @@
 // It prints `listening PORT` on stdout once it accepts connections, and
 // appends one JSON line per request to LOG.jsonl.
 //
-// A scenario is `{"replies": [REPLY, ...]}`. Each request of the agent
-// loop (one that offers tools) takes the next REPLY, in order; a REPLY is
-// an array of content blocks, `{"type":"text","text":...}` or
+// A scenario is `{"replies": [REPLY, ...], "agents": {PROMPT: [REPLY,
+// ...], ...}}`. Each request of the agent loop (one that offers tools)
+// takes the next REPLY of its conversation, in order; a REPLY is an array
+// of content blocks, `{"type":"text","text":...}` or
 // `{"type":"tool_use","name":...,"input":{...}}` (ids are made up here).
-// When the replies run out, the agent gets `Done.`. Requests that offer
+// A conversation is told by its opening prompt, the first user message's
+// text outside system reminders: a subagent launched with PROMPT takes
+// the replies under `agents`, every other conversation those under
+// `replies`. (Claude Code from 2.1.2xx runs subagents in the background,
+// so the main agent's requests and a subagent's interleave.) When a
+// conversation's replies run out, it gets `Done.`. Requests that offer
 // no tools (titles, summaries, suggestions) get a short text and take no
 // reply. `count_tokens`, `GET /v1/models` and `HEAD /` are answered too.
+//
+// A REPLY may also be `{"after": WHEN, "blocks": [...]}`: it is sent only
+// once WHEN holds, which orders the work of conversations that run at
+// once. WHEN is `{"conversation": PROMPT, "taken": N}` (that conversation,
+// '' for the main one, has taken N replies) or `{"file": PATH, "holds":
+// TEXT}` (the file holds TEXT, such as a hook's log line). After 60 s the
+// reply goes out anyway, logged with `"wait":"timed out"`.
 import { createServer } from 'node:http';
-import { readFileSync, appendFileSync } from 'node:fs';
+import { readFileSync, appendFileSync, existsSync } from 'node:fs';
 
 const [scenarioPath, logPath] = process.argv.slice(2);
 const scenario = JSON.parse(readFileSync(scenarioPath, 'utf8'));
-let cursor = 0;
+const agents = scenario.agents || {};
+// The next reply of each conversation, by its opening prompt ('' for the
+// main one).
+const cursors = new Map();
 let nextId = 1;
+
+const WAIT_LIMIT_MS = 60000;
+
+function holds(when) {
+  if (when.file !== undefined) {
+    return existsSync(when.file) && readFileSync(when.file, 'utf8').includes(when.holds);
+  }
+  return (cursors.get(when.conversation) || 0) >= when.taken;
+}
+
+// Resolve once `when` holds (true), or after the limit (false).
+function waitFor(when) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const poll = () => {
+      if (holds(when)) return resolve(true);
+      if (Date.now() - started > WAIT_LIMIT_MS) return resolve(false);
+      setTimeout(poll, 20);
+    };
+    poll();
+  });
+}
+
+function textOf(content) {
+  if (typeof content === 'string') return [content];
+  return (content || []).filter((b) => b.type === 'text').map((b) => b.text);
+}
+
+// The conversation's opening prompt: the last text of its first user
+// message that is not a system reminder.
+function openingPrompt(body) {
+  const first = (body.messages || []).find((m) => m.role === 'user');
+  if (!first) return '';
+  const texts = textOf(first.content).filter((t) => !t.startsWith('<system-reminder>'));
+  return texts.length ? texts[texts.length - 1].trim() : '';
+}
 
 function lastUserText(body) {
   const msgs = body.messages || [];
@@ -112,15 +164,28 @@ const server = createServer((req, res) => {
     entry.agent_loop = agentLoop;
     entry.last_user = lastUserText(body);
     entry.tools = (body.tools || []).map((t) => t.name);
-    let blocks;
-    if (agentLoop) {
-      entry.reply_index = cursor;
-      blocks = cursor < scenario.replies.length ? scenario.replies[cursor++] : [{ type: 'text', text: 'Done.' }];
-    } else {
-      blocks = [{ type: 'text', text: 'ok' }];
+    if (!agentLoop) {
+      entry.reply = respond(res, body, [{ type: 'text', text: 'ok' }]);
+      appendFileSync(logPath, JSON.stringify(entry) + '\n');
+      return;
     }
-    entry.reply = respond(res, body, blocks);
-    appendFileSync(logPath, JSON.stringify(entry) + '\n');
+    const prompt = openingPrompt(body);
+    const key = Object.hasOwn(agents, prompt) ? prompt : '';
+    const replies = key ? agents[key] : scenario.replies;
+    const cursor = cursors.get(key) || 0;
+    entry.conversation = key;
+    entry.reply_index = cursor;
+    const reply = cursor < replies.length ? replies[cursor] : [{ type: 'text', text: 'Done.' }];
+    const send = () => {
+      cursors.set(key, cursor + 1);
+      entry.reply = respond(res, body, Array.isArray(reply) ? reply : reply.blocks);
+      appendFileSync(logPath, JSON.stringify(entry) + '\n');
+    };
+    if (Array.isArray(reply)) return send();
+    waitFor(reply.after).then((held) => {
+      entry.wait = held ? 'held' : 'timed out';
+      send();
+    });
   });
 });
 
