@@ -33,6 +33,20 @@
 //!   attended scenarios set `claude-vscode`;
 //! * it asks to approve a custom API key unless `~/.claude.json` lists its
 //!   last 20 characters under `customApiKeyResponses.approved`.
+//!
+//! What 2.1.332 does besides (seen on 2026-12-04):
+//! * the Agent tool's result is `{"isAsync": true, "status":
+//!   "async_launched", "agentId": …}`; the subagent's PostToolUse input
+//!   carries `agent_id`, as before; the main Stop's `background_tasks`
+//!   lists it (`"type": "subagent", "status": "running"`) while it runs;
+//! * when it is done, a `<task-notification>` user record (with `origin:
+//!   {"kind": "task-notification"}`), after a meta record
+//!   `<tools-used-before-summary>`, starts a turn, and `claude -p` prints
+//!   that turn's answer after the first's;
+//! * headless transcripts now hold a `stop_hook_summary` after each Stop,
+//!   and new bookkeeping records (`api-request`, `api-request-blob`,
+//!   `api-request-shape`, `tools-used`, `atis-latch`, `cost-state`), which
+//!   every reader skips by their type.
 
 // Runs the `stopgate` binary, which needs the `cli` feature.
 #![cfg(feature = "cli")]
