@@ -913,7 +913,9 @@ mod background {
 /// likes: before the launching turn's Stop, the change is that turn's;
 /// after it, the change is the first turn's to end after it, where the
 /// hook's PostToolUse flag brings it to the Stop; after every turn, it
-/// stays the launching turn's.
+/// stays the launching turn's. `stopgate check --turn N` agrees: it
+/// blocks exactly the turns the scan finds an unaudited change in (no
+/// final text here holds an audit).
 #[test]
 fn a_background_subagent_change_belongs_to_the_first_stop_after_it() {
     use background::*;
@@ -936,6 +938,25 @@ fn a_background_subagent_change_belongs_to_the_first_stop_after_it() {
         let gates = Gates::new(&Config::default()).unwrap();
         let report = scan_file(&file, &gates, &ScanOptions::default());
         assert!(report.error.is_none(), "{:?}", report.error);
+        for row in &report.turns {
+            let out = Command::new(BIN)
+                .args(["check", "--json", "--turn", &row.turn.to_string()])
+                .arg(&file)
+                .env("HOME", root().join("target"))
+                .env_remove("STOPGATE_CONFIG")
+                .env_remove("XDG_CONFIG_HOME")
+                .output()
+                .unwrap();
+            let check: serde_json::Value =
+                serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(
+                check["verdict"] == "block",
+                !row.findings.is_empty(),
+                "turn {}: {check}",
+                row.turn
+            );
+            assert_eq!(row.findings.is_empty(), !row.changed, "{row:?}");
+        }
         report.turns.iter().map(|t| (t.turn, t.changed)).collect()
     }
 

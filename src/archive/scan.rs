@@ -12,15 +12,9 @@
 //! launched it. Compaction summarizers and prompt-suggestion helpers are
 //! never launched by a turn, so they are never read.
 //!
-//! Since Claude Code 2.1.2xx a subagent runs in the background: the main
-//! agent may end its turn, and its Stop may pass, before the subagent
-//! changes a file. The hook sees such a change at the first Stop after it
-//! (PostToolUse raised the session's flag), usually the Stop of the turn
-//! that the subagent's `<task-notification>` starts. The scan puts the
-//! change on that turn too, the first whose records end after the change
-//! ([`Turn::ended`], [`ToolCall::at`]), so that the row holds the change
-//! beside the block and the audit it brought. A change that no later turn
-//! ends after (the session stopped first) stays the launching turn's.
+//! A background subagent's change made after the launching turn ended is
+//! the first later turn's to end after it, as it is the hook's: see
+//! `transcript/late.rs`.
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -31,7 +25,7 @@ use super::reader::{for_each_line, ChunkLine};
 use crate::config::Gate;
 use crate::gates::{AuditStatus, Block, Facts, Gates, Rule};
 use crate::transcript::{
-    Chain, Format, HeadEntrypoint, LinePos, ToolCall, Turn, TurnKind,
+    Chain, Format, HeadEntrypoint, LateWork, LinePos, Turn, TurnKind,
     TurnReader, PROBE_LINES,
 };
 
@@ -337,8 +331,7 @@ fn scan_stream<R: Read>(
         reader: None,
         pending: vec![],
         turns: vec![],
-        late: vec![],
-        launchers: vec![],
+        late: LateWork::default(),
         lines: 0,
         corrupt: 0,
         too_long: 0,
@@ -408,32 +401,12 @@ struct FileScan<'a> {
     reader: Option<TurnReader>,
     pending: Vec<(Vec<u8>, bool, LinePos)>,
     turns: Vec<TurnReport>,
-    /// Changes of background subagents made after their launching turn
-    /// ended, waiting for the first turn that ends after them.
-    late: Vec<LateChange>,
-    /// The launching turns of the changes in `late`, kept to be judged
-    /// again with the changes no later turn takes.
-    launchers: Vec<Launcher>,
+    /// The subagents' work, folded into each turn as the hook sees it.
+    late: LateWork,
     /// Physical lines seen, which numbers them.
     lines: u64,
     corrupt: u64,
     too_long: u64,
-}
-
-/// A subagent's change made after the turn that launched it ended.
-struct LateChange {
-    call: ToolCall,
-    at: jiff::Timestamp,
-    /// The row of the launching turn in [`FileScan::turns`].
-    row: usize,
-}
-
-/// A turn whose subagents changed files after it ended, as it was before
-/// their work was folded in, and its row.
-struct Launcher {
-    turn: Turn,
-    ended: Option<jiff::Timestamp>,
-    row: usize,
 }
 
 impl FileScan<'_> {
@@ -530,63 +503,22 @@ impl FileScan<'_> {
         {
             self.first_prompt = turn.prompt().map(|p| opening_words(p.text()));
         }
-        let ended = turn.ended().and_then(instant);
-        // Background subagents' changes made before this turn ended: its
-        // Stop is the first that could see them.
-        let (due, waiting): (Vec<LateChange>, Vec<LateChange>) =
-            std::mem::take(&mut self.late)
-                .into_iter()
-                .partition(|c| ended.is_none_or(|e| c.at <= e));
-        self.late = waiting;
         if !in_range(turn.timestamp(), self.options) {
+            self.late.pass(&turn);
             return;
         }
-        let unresolved = turn.launched_agents().next().map(|_| turn.clone());
-        let late = turn.resolve_subagents_by(self.path, |c| after(c, ended));
-        turn.add_subagent_changes(due.into_iter().map(|c| c.call));
         let row = self.turns.len();
+        self.late.fold(&mut turn, self.path, row);
         self.turns.push(report_turn(&turn, self.gates, unattended));
-        if let (false, Some(turn)) = (late.is_empty(), unresolved) {
-            self.late.extend(late.into_iter().filter_map(|call| {
-                let at = call.at().and_then(instant)?;
-                Some(LateChange { call, at, row })
-            }));
-            self.launchers.push(Launcher { turn, ended, row });
-        }
     }
 
-    /// The file ended: the changes no turn ended after go back to their
-    /// launching turns, which are judged again with them.
+    /// The file ended: the launching turns that keep changes no later turn
+    /// took are judged again with them.
     fn settle_late(&mut self) {
-        let late = std::mem::take(&mut self.late);
-        if late.is_empty() {
-            return;
-        }
         let unattended = self.unattended.unwrap_or(false);
-        for launcher in std::mem::take(&mut self.launchers) {
-            let Launcher { mut turn, ended, row } = launcher;
-            let left: Vec<&str> = late
-                .iter()
-                .filter(|c| c.row == row)
-                .map(|c| c.call.key())
-                .collect();
-            if left.is_empty() {
-                continue;
-            }
-            // Folded in again, holding back only what later turns took.
-            let _ = turn.resolve_subagents_by(self.path, |c| {
-                after(c, ended) && !left.contains(&c.key())
-            });
+        for (row, turn) in std::mem::take(&mut self.late).finish(self.path) {
             self.turns[row] = report_turn(&turn, self.gates, unattended);
         }
-    }
-}
-
-/// Whether the change `c` was made after a turn that `ended`.
-fn after(c: &ToolCall, ended: Option<jiff::Timestamp>) -> bool {
-    match (c.at().and_then(instant), ended) {
-        (Some(at), Some(ended)) => at > ended,
-        _ => false,
     }
 }
 

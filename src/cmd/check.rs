@@ -1,9 +1,11 @@
 //! `stopgate check FILE`: run the gates offline, as the hook would.
 //!
 //! It reads the transcript, takes its last turn (or turn `--turn N`, as
-//! `stopgate scan` numbers them), folds in the work of the subagents the
-//! turn launched, and runs the configured gates on facts built the one way
-//! the hook and the scan build them. Sessions with an unattended
+//! `stopgate scan` numbers them) with the work of the subagents it
+//! launched folded in as the scan folds it (a background subagent's change
+//! made after the launching turn ended is a later turn's), and runs the
+//! configured gates on facts built the one way the hook and the scan build
+//! them. Sessions with an unattended
 //! entrypoint (`skip_entrypoints`, `sdk-cli` by default) are allowed, as
 //! the hook allows them. It uses a fresh session (no prompts counted,
 //! nothing nagged) and never touches the state directory, so it is safe to
@@ -71,8 +73,8 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     if !transcript.looks_like_transcript() {
         return Err(not_a_transcript(&args.file));
     }
-    let mut turns = transcript.turns(Chain::Main);
-    let mut turn = match args.turn {
+    let mut turns = transcript.turns_with_subagents(Chain::Main, &args.file);
+    let turn = match args.turn {
         None => turns.pop().unwrap_or_default(),
         Some(n) => {
             let count = turns.len();
@@ -85,7 +87,6 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             })?
         }
     };
-    turn.resolve_subagents(&args.file);
     let unattended =
         transcript.entrypoint().filter(|e| config.skips_entrypoint(e));
     let facts = Facts::of_turn(&turn).with_changed(

@@ -18,6 +18,7 @@
 mod codex;
 mod format;
 mod gemini;
+mod late;
 mod lenient;
 pub(crate) mod lines;
 mod query;
@@ -35,8 +36,8 @@ pub use self::turn::{Chain, Prompt, StopBlocks, ToolCall, Turn, TurnKind};
 
 #[cfg(feature = "archive")]
 pub(crate) use self::{
-    format::PROBE_LINES, query::HeadEntrypoint, reader::TurnReader,
-    record::recycle_parsers, turn::LinePos,
+    format::PROBE_LINES, late::LateWork, query::HeadEntrypoint,
+    reader::TurnReader, record::recycle_parsers, turn::LinePos,
 };
 // Public, for the hook module's re-export.
 pub use self::turn::safe_id;

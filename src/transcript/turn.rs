@@ -340,7 +340,6 @@ impl Turn {
 
     /// Count `changes`, which subagents launched in earlier turns made
     /// after those turns ended, as this turn's.
-    #[cfg(feature = "archive")]
     pub(crate) fn add_subagent_changes(
         &mut self,
         changes: impl IntoIterator<Item = ToolCall>,

@@ -1,0 +1,211 @@
+//! Whose turn a subagent's file change is, when the subagent ran in the
+//! background.
+//!
+//! A subagent's work belongs to the turn that launched it
+//! ([`Turn::resolve_subagents`]). That is the whole answer when the
+//! subagent runs in the foreground, as Claude Code's did until 2.1.2xx:
+//! the Agent tool returns only when the subagent is done, so every change
+//! it makes comes before the launching turn's Stop.
+//!
+//! Claude Code 2.1.332 runs every subagent in the background. The main
+//! agent may end its turn, and its Stop may pass, before the subagent
+//! changes a file. The hook audits such a change at the first Stop after
+//! it, which PostToolUse's flag brings it to: usually the Stop of the turn
+//! that the subagent's `<task-notification>` prompt starts, or of a turn
+//! the user started meanwhile. A report that put the change on the
+//! launching turn would call that turn an unaudited change (its final
+//! text was written before the change), and show the block and the audit
+//! it brought on a turn that changed nothing.
+//!
+//! So a change made after the launching turn ended ([`Turn::ended`],
+//! [`ToolCall::at`]) waits for the first turn that ends after it, and is
+//! that turn's. A change that no turn ends after (the session stopped
+//! first) was seen by no Stop: it stays the launching turn's, which is
+//! read again with it. A change or a turn whose time is not in the form
+//! Claude Code writes stays where it was launched, as before.
+
+use std::path::Path;
+
+use super::source::Transcript;
+use super::turn::{Chain, ToolCall, Turn};
+
+impl Transcript {
+    /// The turns on `chain` ([`Transcript::turns`]), each with the work of
+    /// the subagents it launched folded in ([`Turn::resolve_subagents`])
+    /// as the hook sees it: a change that a background subagent made after
+    /// the turn that launched it ended is the first later turn's to end
+    /// after it. `path` is this transcript's path, beside which the
+    /// subagents' files are.
+    pub fn turns_with_subagents(
+        &self,
+        chain: Chain,
+        path: &Path,
+    ) -> Vec<Turn> {
+        let mut turns = self.turns(chain);
+        let mut work = LateWork::default();
+        for (row, turn) in turns.iter_mut().enumerate() {
+            work.fold(turn, path, row);
+        }
+        for (row, turn) in work.finish(path) {
+            turns[row] = turn;
+        }
+        turns
+    }
+}
+
+/// The subagents' work of one file's turns, folded in as the hook sees it.
+///
+/// Feed it the file's turns in order ([`LateWork::fold`]), then
+/// [`LateWork::finish`]. Each turn is named by the caller's `row`, which
+/// `finish` gives back with the turns to read again.
+#[derive(Debug, Default)]
+pub(crate) struct LateWork {
+    /// Changes made after their launching turn ended, waiting for the
+    /// first turn that ends after them.
+    waiting: Vec<LateChange>,
+    /// The launching turns of those changes, as they were before their
+    /// subagents' work was folded in.
+    launchers: Vec<Launcher>,
+}
+
+/// A subagent's change made after the turn that launched it ended.
+#[derive(Debug)]
+struct LateChange {
+    call: ToolCall,
+    /// The launching turn's row.
+    row: usize,
+}
+
+/// A turn whose subagents changed files after it ended.
+#[derive(Debug)]
+struct Launcher {
+    turn: Turn,
+    row: usize,
+}
+
+impl LateWork {
+    /// Fold into `turn`, the file's next, the work of the subagents it
+    /// launched made before it ended, and the waiting changes of earlier
+    /// turns' subagents made before it ended. `transcript` is the main
+    /// transcript's path.
+    pub(crate) fn fold(
+        &mut self,
+        turn: &mut Turn,
+        transcript: &Path,
+        row: usize,
+    ) {
+        let ended = turn.ended().and_then(Instant::of);
+        let due = self.due(ended);
+        let unresolved = turn.launched_agents().next().map(|_| turn.clone());
+        let late =
+            turn.resolve_subagents_by(transcript, |c| made_after(c, ended));
+        turn.add_subagent_changes(due);
+        if let (false, Some(turn)) = (late.is_empty(), unresolved) {
+            self.waiting
+                .extend(late.into_iter().map(|call| LateChange { call, row }));
+            self.launchers.push(Launcher { turn, row });
+        }
+    }
+
+    /// A turn that is not read (outside a scan's dates): the waiting
+    /// changes made before it ended are its, and go unreported.
+    #[cfg(feature = "archive")]
+    pub(crate) fn pass(&mut self, turn: &Turn) {
+        let _ = self.due(turn.ended().and_then(Instant::of));
+    }
+
+    /// The file ended: the launching turns that keep changes no later turn
+    /// ended after, with their subagents' work folded in again, holding
+    /// back only what later turns took; with their rows.
+    pub(crate) fn finish(self, transcript: &Path) -> Vec<(usize, Turn)> {
+        let mut again = vec![];
+        for Launcher { mut turn, row } in self.launchers {
+            let left: Vec<&str> = self
+                .waiting
+                .iter()
+                .filter(|c| c.row == row)
+                .map(|c| c.call.key())
+                .collect();
+            if left.is_empty() {
+                continue;
+            }
+            let ended = turn.ended().and_then(Instant::of);
+            let _ = turn.resolve_subagents_by(transcript, |c| {
+                made_after(c, ended) && !left.contains(&c.key())
+            });
+            again.push((row, turn));
+        }
+        again
+    }
+
+    /// Take the waiting changes made before a turn that `ended`: all of
+    /// them when its end is unknown.
+    fn due(&mut self, ended: Option<Instant>) -> Vec<ToolCall> {
+        let (due, waiting): (Vec<LateChange>, Vec<LateChange>) =
+            std::mem::take(&mut self.waiting).into_iter().partition(|c| {
+                let at = c.call.at().and_then(Instant::of);
+                ended.is_none_or(|e| at.is_some_and(|at| at <= e))
+            });
+        self.waiting = waiting;
+        due.into_iter().map(|c| c.call).collect()
+    }
+}
+
+/// Whether the change `c` was made after a turn that `ended`.
+fn made_after(c: &ToolCall, ended: Option<Instant>) -> bool {
+    match (c.at().and_then(Instant::of), ended) {
+        (Some(at), Some(ended)) => at > ended,
+        _ => false,
+    }
+}
+
+/// A time in the one form Claude Code writes, `2026-12-04T06:54:23.062Z`
+/// (JavaScript's `toISOString`): fixed width, UTC, so that its text orders
+/// as its instant does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Instant([u8; 24]);
+
+impl Instant {
+    fn of(text: &str) -> Option<Instant> {
+        let b = text.as_bytes();
+        let digits =
+            |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+        let shaped = b.len() == 24
+            && digits(0..4)
+            && b[4] == b'-'
+            && digits(5..7)
+            && b[7] == b'-'
+            && digits(8..10)
+            && b[10] == b'T'
+            && digits(11..13)
+            && b[13] == b':'
+            && digits(14..16)
+            && b[16] == b':'
+            && digits(17..19)
+            && b[19] == b'.'
+            && digits(20..23)
+            && b[23] == b'Z';
+        shaped.then(|| Instant(b.try_into().expect("24 bytes")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Instant;
+
+    #[test]
+    fn only_the_written_form_is_an_instant() {
+        let a = Instant::of("2026-12-04T06:54:23.062Z").unwrap();
+        let b = Instant::of("2026-12-04T06:54:23.070Z").unwrap();
+        assert!(a < b);
+        for odd in [
+            "2026-12-04T06:54:23Z",
+            "2026-12-04T06:54:23.062+00:00",
+            "2026-12-04 06:54:23.062Z",
+            "2026-12-04T06:54:23.06aZ",
+            "",
+        ] {
+            assert_eq!(Instant::of(odd), None, "{odd}");
+        }
+    }
+}
