@@ -522,11 +522,6 @@ impl FileScan<'_> {
     }
 }
 
-/// A record's timestamp, as an instant.
-fn instant(timestamp: &str) -> Option<jiff::Timestamp> {
-    timestamp.parse().ok()
-}
-
 /// A turn's row: what the gates find in it, with the evidence.
 pub fn report_turn(
     turn: &Turn,
@@ -633,7 +628,8 @@ fn opening_words(prompt: &str) -> String {
 }
 
 fn in_range(timestamp: Option<&str>, options: &ScanOptions) -> bool {
-    let Some(t) = timestamp.and_then(instant) else {
+    let Some(t) = timestamp.and_then(|t| t.parse::<jiff::Timestamp>().ok())
+    else {
         return true;
     };
     options.since.is_none_or(|s| t >= s)

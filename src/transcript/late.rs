@@ -3,9 +3,9 @@
 //!
 //! A subagent's work belongs to the turn that launched it
 //! ([`Turn::resolve_subagents`]). That is the whole answer when the
-//! subagent runs in the foreground, as Claude Code's did until 2.1.2xx:
-//! the Agent tool returns only when the subagent is done, so every change
-//! it makes comes before the launching turn's Stop.
+//! subagent runs in the foreground, as Claude Code 2.1.197 runs it: the
+//! Agent tool returns only when the subagent is done, so every change it
+//! makes comes before the launching turn's Stop.
 //!
 //! Claude Code 2.1.332 runs every subagent in the background. The main
 //! agent may end its turn, and its Stop may pass, before the subagent

@@ -14,8 +14,8 @@
 // A conversation is told by its opening prompt, the first user message's
 // text outside system reminders: a subagent launched with PROMPT takes
 // the replies under `agents`, every other conversation those under
-// `replies`. (Claude Code from 2.1.2xx runs subagents in the background,
-// so the main agent's requests and a subagent's interleave.) When a
+// `replies`. (Claude Code 2.1.332 runs subagents in the background, so
+// the main agent's requests and a subagent's interleave.) When a
 // conversation's replies run out, it gets `Done.`. Requests that offer
 // no tools (titles, summaries, suggestions) get a short text and take no
 // reply. `count_tokens`, `GET /v1/models` and `HEAD /` are answered too.
