@@ -1276,3 +1276,96 @@ fn codex_project_config_is_found_from_the_working_directory() {
         .unwrap();
     assert_silent_allow(&child.wait_with_output().unwrap());
 }
+
+/// A background subagent (Claude Code 2.1.332) that writes after the
+/// launching turn's Stop: with no flag raised (no PostToolUse ran, or it
+/// failed), the Stop of the turn its `<task-notification>` starts sees the
+/// change in the subagent's file, as does the Stop of a turn the user
+/// started while the subagent still runs (`background_tasks` lists it).
+/// A change an earlier Stop consumed is not seen twice.
+#[test]
+fn a_background_subagent_change_is_seen_without_a_flag() {
+    // A cap out of reach: every allow below is the change's consumption.
+    let h = Hook::new().config("audit.cap = 10\n");
+    let sid = "bg";
+    let line = |v: serde_json::Value| format!("{v}\n");
+    let launching = [
+        json!({"type": "user", "sessionId": sid, "isSidechain": false, "entrypoint": "cli",
+               "timestamp": "2026-12-04T10:00:01.000Z",
+               "message": {"role": "user", "content": "write b.txt with a subagent"}}),
+        json!({"type": "assistant", "sessionId": sid, "isSidechain": false,
+               "timestamp": "2026-12-04T10:00:02.000Z",
+               "message": {"id": "m1", "role": "assistant", "content": [{"type": "tool_use",
+               "id": "toolu_a", "name": "Agent", "input": {"prompt": "Write b.txt"}}]}}),
+        json!({"type": "user", "sessionId": sid, "isSidechain": false,
+               "timestamp": "2026-12-04T10:00:03.000Z",
+               "toolUseResult": {"isAsync": true, "status": "async_launched", "agentId": "bg1"},
+               "message": {"role": "user", "content": [{"type": "tool_result",
+               "tool_use_id": "toolu_a", "content": "Async agent launched successfully."}]}}),
+        json!({"type": "assistant", "sessionId": sid, "isSidechain": false,
+               "timestamp": "2026-12-04T10:00:04.000Z",
+               "message": {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "Started it."}]}}),
+    ];
+    let transcript = h.dir.path().join(format!("{sid}.jsonl"));
+    let write = |lines: &[serde_json::Value]| {
+        std::fs::write(
+            &transcript,
+            lines.iter().map(|l| line(l.clone())).collect::<String>(),
+        )
+        .unwrap();
+    };
+    let subagents = h.dir.path().join(sid).join("subagents");
+    std::fs::create_dir_all(&subagents).unwrap();
+    let sub = subagents.join("agent-bg1.jsonl");
+    std::fs::write(&sub, line(json!({"type": "user", "isSidechain": true, "agentId": "bg1",
+        "sessionId": sid, "message": {"role": "user", "content": "Write b.txt"}}))).unwrap();
+    // The launching turn's Stop: the subagent has changed nothing yet.
+    write(&launching);
+    assert_silent_allow(&h.stop(sid, &transcript, Some("Started it.")));
+    // It writes; no PostToolUse raises the flag.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&sub).unwrap();
+    f.write_all(line(json!({"type": "assistant", "isSidechain": true, "agentId": "bg1",
+        "sessionId": sid, "timestamp": "2026-12-04T10:00:30.000Z",
+        "message": {"id": "s1", "role": "assistant", "content": [{"type": "tool_use",
+        "id": "toolu_s1", "name": "Write", "input": {"file_path": "b.txt", "content": "hi"}}]}})).as_bytes())
+        .unwrap();
+    // A turn the user starts meanwhile: the running subagent's change is
+    // its Stop's, when the input lists the subagent as running.
+    let mut meanwhile = launching.to_vec();
+    meanwhile.push(json!({"type": "user", "sessionId": sid, "isSidechain": false,
+        "timestamp": "2026-12-04T10:00:40.000Z", "message": {"role": "user", "content": "and now?"}}));
+    meanwhile.push(json!({"type": "assistant", "sessionId": sid, "isSidechain": false,
+        "timestamp": "2026-12-04T10:00:41.000Z",
+        "message": {"id": "m3", "role": "assistant", "content": [{"type": "text", "text": "Waiting."}]}}));
+    write(&meanwhile);
+    assert_silent_allow(&h.stop(sid, &transcript, Some("Waiting.")));
+    let stop = |tasks: serde_json::Value, last: &str| {
+        h.run(json!({"session_id": sid, "transcript_path": &transcript, "cwd": "/tmp",
+            "hook_event_name": "Stop", "stop_hook_active": false,
+            "last_assistant_message": last, "background_tasks": tasks}))
+    };
+    let running =
+        json!([{"id": "bg1", "type": "subagent", "status": "running"}]);
+    let msg = assert_blocked(&stop(running.clone(), "Waiting."));
+    assert!(msg.contains("self-audit"), "{msg}");
+    // Its notification's turn, had that Stop not been there: the same.
+    let mut notified = launching.to_vec();
+    notified.push(json!({"type": "user", "sessionId": sid, "isSidechain": false,
+        "timestamp": "2026-12-04T10:01:00.000Z", "origin": {"kind": "task-notification"},
+        "message": {"role": "user", "content":
+        "<task-notification>\n<task-id>bg1</task-id>\n<status>completed</status>\n</task-notification>"}}));
+    notified.push(json!({"type": "assistant", "sessionId": sid, "isSidechain": false,
+        "timestamp": "2026-12-04T10:01:01.000Z",
+        "message": {"id": "m4", "role": "assistant", "content": [{"type": "text", "text": "It wrote b.txt."}]}}));
+    write(&notified);
+    let msg = assert_blocked(&stop(json!([]), "It wrote b.txt."));
+    assert!(msg.contains("self-audit"), "{msg}");
+    // Audited, the Stop passes and consumes the change; it is not seen
+    // again.
+    let audited = "Audit: b.txt is written whole by one Write, so a crash leaves the old file or the new; checked the empty-input boundary.";
+    assert_silent_allow(&stop(json!([]), audited));
+    assert_silent_allow(&stop(json!([]), "It wrote b.txt."));
+    assert_silent_allow(&stop(running, "It wrote b.txt."));
+    // A task list of another shape is no reason to fail.
+    assert_silent_allow(&stop(json!({"odd": true}), "It wrote b.txt."));
+}

@@ -34,6 +34,10 @@ pub struct HookInput {
     pub stop_hook_active: Option<bool>,
     /// Stop: the final assistant message (v2.1.47 and later).
     pub last_assistant_message: Option<String>,
+    /// Stop: the session's background tasks (seen in 2.1.197 and 2.1.332),
+    /// such as `{"id": …, "type": "subagent", "status": "running"}`; kept
+    /// as a value, so that no shape of it can fail the input.
+    pub background_tasks: Option<serde_json::Value>,
     /// SubagentStop, and any event inside a subagent: the subagent's id.
     pub agent_id: Option<String>,
     /// SubagentStop: the subagent's transcript.
@@ -70,6 +74,20 @@ impl HookInput {
             return None;
         }
         serde_json::from_slice(&buf).ok()
+    }
+
+    /// The ids of the subagents that [`HookInput::background_tasks`] lists
+    /// as running.
+    pub fn running_subagents(&self) -> Vec<&str> {
+        let Some(serde_json::Value::Array(tasks)) = &self.background_tasks
+        else {
+            return vec![];
+        };
+        tasks
+            .iter()
+            .filter(|t| t["type"] == "subagent" && t["status"] == "running")
+            .filter_map(|t| t["id"].as_str())
+            .collect()
     }
 
     /// The event, if it is one stopgate acts on.

@@ -25,7 +25,10 @@
 //!    changes;
 //! 3. the turn is read from the transcript's tail by the one turn model
 //!    ([`Transcript::read_current_turn`]), with the work of the subagents
-//!    it launched folded in (unless they are gated on their own);
+//!    it launched folded in (unless they are gated on their own), and of
+//!    the background subagents launched before it that its
+//!    `<task-notification>` reports or `background_tasks` lists as
+//!    running ([`Turn::resolve_background`]);
 //! 4. under the session's lock: whether files changed, that is a pending
 //!    change (the flag PostToolUse raised, with the `tool_use_id`s it
 //!    recorded) or, unless switched off, a file-changing tool use of the
@@ -186,7 +189,7 @@ pub fn stop(
     if let Some(outcome) = allow_unattended(&target, env, config, state) {
         return outcome;
     }
-    let turn = read_turn(&target, config);
+    let turn = read_turn(&target, input, config);
     let lock = match state.lock(&target.key) {
         Ok(lock) => lock,
         Err(e) => {
@@ -255,7 +258,11 @@ fn allow_unattended(
 
 /// Step 3: The turn, from the transcript's tail; with subagents' work folded
 /// in, unless they are gated on their own.
-fn read_turn(target: &StopTarget<'_>, config: &Config) -> Turn {
+fn read_turn(
+    target: &StopTarget<'_>,
+    input: &HookInput,
+    config: &Config,
+) -> Turn {
     let mut turn = target
         .path
         .and_then(|p| Transcript::read_current_turn(p, target.chain).ok())
@@ -263,7 +270,19 @@ fn read_turn(target: &StopTarget<'_>, config: &Config) -> Turn {
     if let (Chain::Main, false, Some(p)) =
         (target.chain, config.gate_subagents, target.path)
     {
-        turn.resolve_subagents(std::path::Path::new(p));
+        let path = std::path::Path::new(p);
+        turn.resolve_subagents(path);
+        // Background subagents launched in earlier turns: the one this
+        // turn's `<task-notification>` reports, and the ones still
+        // running. What they changed since the last Stop consumed it is
+        // this Stop's to see, flag or none.
+        let others: Vec<String> = turn
+            .notified_agent()
+            .into_iter()
+            .chain(input.running_subagents())
+            .map(str::to_string)
+            .collect();
+        turn.resolve_background(path, others.iter().map(String::as_str));
     }
     turn
 }

@@ -238,6 +238,18 @@ impl Turn {
         self.launches.iter().map(|l| l.agent_id.as_str())
     }
 
+    /// For a turn a `<task-notification>` started, the task it reports
+    /// (its `<task-id>`): for a subagent, its `agentId`.
+    pub fn notified_agent(&self) -> Option<&str> {
+        if self.kind != TurnKind::Notification {
+            return None;
+        }
+        let text = self.prompt.as_ref()?.text();
+        let start = text.find("<task-id>")? + "<task-id>".len();
+        let len = text[start..].find("</task-id>")?;
+        Some(text[start..start + len].trim())
+    }
+
     /// The last non-blank assistant text of the turn.
     pub fn final_text(&self) -> Option<&str> {
         self.final_text.as_ref().map(|t| t.text.as_str())
@@ -336,6 +348,32 @@ impl Turn {
             self.launches.push(launch);
         }
         held
+    }
+
+    /// Read the files of `agents`, background subagents launched in
+    /// earlier turns, and count their file changes as this turn's (those
+    /// of a subagent this turn launched are [`Turn::resolve_subagents`]'s).
+    /// For the hook, which reads only the current turn: the changes an
+    /// earlier Stop consumed it leaves aside by their keys.
+    pub fn resolve_background<'a>(
+        &mut self,
+        transcript: &Path,
+        agents: impl IntoIterator<Item = &'a str>,
+    ) {
+        let mut read: Vec<&str> = vec![];
+        for agent in agents {
+            if read.contains(&agent)
+                || self.launched_agents().any(|a| a == agent)
+            {
+                continue;
+            }
+            read.push(agent);
+            if let Some(changes) = subagent_file(transcript, agent)
+                .and_then(|p| read_subagent_changes(&p))
+            {
+                self.subagent_changes.extend(changes);
+            }
+        }
     }
 
     /// Count `changes`, which subagents launched in earlier turns made
@@ -1659,5 +1697,30 @@ mod probe_tests {
         assert!(holds_tool_result(result));
         let prompt = br#"{"type":"user","message":{"content":[{"x\"type":"tool_result","type":"text","text":"hi"}]}}"#;
         assert!(!holds_tool_result(prompt));
+    }
+}
+
+#[cfg(test)]
+mod notification_tests {
+    use super::{Chain, Transcript};
+
+    /// The task a `<task-notification>` turn reports; none for a prompt
+    /// that only quotes one, or a notification without a whole task id.
+    #[test]
+    fn a_notification_names_its_task() {
+        let turn = |prompt: &str| {
+            let line = serde_json::json!({"type": "user", "message": {"role": "user", "content": prompt}});
+            let t = Transcript::from_bytes(format!("{line}\n").into_bytes());
+            t.turns(Chain::Main).pop().unwrap()
+        };
+        let cases = [
+            ("<task-notification>\n<task-id> a1 </task-id>\n</task-notification>", Some("a1")),
+            ("<task-notification><status>done</status></task-notification>", None),
+            ("<task-notification><task-id>a1", None),
+            ("See <task-notification><task-id>a1</task-id>", None),
+        ];
+        for (prompt, want) in cases {
+            assert_eq!(turn(prompt).notified_agent(), want, "{prompt}");
+        }
     }
 }
