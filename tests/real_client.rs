@@ -561,10 +561,13 @@ fn taken(prompt: &str, n: usize) -> Value {
     json!({"conversation": prompt, "taken": n})
 }
 
-/// The hook's debug log holds `text`; `p` is the project's path.
+/// The hook's debug log holds `text`, and a second has passed since; `p`
+/// is the project's path. (The client writes a Stop's `stop_hook_summary`
+/// record, which ends the turn in the scan's reading, after the hook
+/// exits: a change made in between would be the turn's.)
 fn logged(p: &Path, text: &str) -> Value {
     let log = p.parent().unwrap().join("state/debug.log");
-    json!({"file": log, "holds": text})
+    json!({"file": log, "holds": text, "then_ms": 1000})
 }
 
 /// The main Stop's line in the hook's debug log (a SubagentStop's reads

@@ -24,8 +24,9 @@
 // once WHEN holds, which orders the work of conversations that run at
 // once. WHEN is `{"conversation": PROMPT, "taken": N}` (that conversation,
 // '' for the main one, has taken N replies) or `{"file": PATH, "holds":
-// TEXT}` (the file holds TEXT, such as a hook's log line). After 60 s the
-// reply goes out anyway, logged with `"wait":"timed out"`.
+// TEXT}` (the file holds TEXT, such as a hook's log line); with
+// `"then_ms": N` besides, the reply waits N ms more once it holds. After
+// 60 s the reply goes out anyway, logged with `"wait":"timed out"`.
 import { createServer } from 'node:http';
 import { readFileSync, appendFileSync, existsSync } from 'node:fs';
 
@@ -51,7 +52,7 @@ function waitFor(when) {
   const started = Date.now();
   return new Promise((resolve) => {
     const poll = () => {
-      if (holds(when)) return resolve(true);
+      if (holds(when)) return setTimeout(() => resolve(true), when.then_ms || 0);
       if (Date.now() - started > WAIT_LIMIT_MS) return resolve(false);
       setTimeout(poll, 20);
     };
