@@ -570,9 +570,9 @@ fn logged(p: &Path, text: &str) -> Value {
     json!({"file": log, "holds": text, "then_ms": 1000})
 }
 
-/// The main Stop's line in the hook's debug log (a SubagentStop's reads
-/// `subagent stop:`).
-const MAIN_STOP: &str = "\nstop: pending=";
+/// The main Stop's line in the hook's debug log (an ungated SubagentStop
+/// logs `subagent stop: not gated`).
+const MAIN_STOP: &str = "stop: pending=";
 
 fn launch_writer() -> Value {
     tool(
