@@ -332,6 +332,7 @@ fn scan_stream<R: Read>(
         pending: vec![],
         turns: vec![],
         late: LateWork::default(),
+        launchers: vec![],
         lines: 0,
         corrupt: 0,
         too_long: 0,
@@ -403,6 +404,9 @@ struct FileScan<'a> {
     turns: Vec<TurnReport>,
     /// The subagents' work, folded into each turn as the hook sees it.
     late: LateWork,
+    /// The turns the subagents' late changes were held back from, with
+    /// their rows: each gets back those no later turn takes.
+    launchers: Vec<(usize, Turn)>,
     /// Physical lines seen, which numbers them.
     lines: u64,
     corrupt: u64,
@@ -508,16 +512,25 @@ impl FileScan<'_> {
             return;
         }
         let row = self.turns.len();
-        self.late.fold(&mut turn, self.path, row);
+        let held = self.late.fold(&mut turn, self.path, row);
         self.turns.push(report_turn(&turn, self.gates, unattended));
+        if held {
+            self.launchers.push((row, turn));
+        }
     }
 
     /// The file ended: the launching turns that keep changes no later turn
     /// took are judged again with them.
     fn settle_late(&mut self) {
         let unattended = self.unattended.unwrap_or(false);
-        for (row, turn) in std::mem::take(&mut self.late).finish(self.path) {
-            self.turns[row] = report_turn(&turn, self.gates, unattended);
+        for (row, back) in std::mem::take(&mut self.late).finish() {
+            let Some((_, turn)) =
+                self.launchers.iter_mut().find(|(r, _)| *r == row)
+            else {
+                continue;
+            };
+            turn.add_held(back);
+            self.turns[row] = report_turn(turn, self.gates, unattended);
         }
     }
 }

@@ -20,14 +20,14 @@
 //! So a change made after the launching turn ended ([`Turn::ended`],
 //! [`ToolCall::at`]) waits for the first turn that ends after it, and is
 //! that turn's. A change that no turn ends after (the session stopped
-//! first) was seen by no Stop: it stays the launching turn's, which is
-//! read again with it. A change or a turn whose time is not in the form
+//! first) was seen by no Stop: it stays the launching turn's, which gets
+//! it back once the file has ended. A change or a turn whose time is not in the form
 //! Claude Code writes stays where it was launched, as before.
 
 use std::path::Path;
 
 use super::source::Transcript;
-use super::turn::{Chain, ToolCall, Turn};
+use super::turn::{Chain, HeldChange, ToolCall, Turn};
 
 impl Transcript {
     /// The turns on `chain` ([`Transcript::turns`]), each with the work of
@@ -46,8 +46,8 @@ impl Transcript {
         for (row, turn) in turns.iter_mut().enumerate() {
             work.fold(turn, path, row);
         }
-        for (row, turn) in work.finish(path) {
-            turns[row] = turn;
+        for (row, back) in work.finish() {
+            turns[row].add_held(back);
         }
         turns
     }
@@ -57,54 +57,34 @@ impl Transcript {
 ///
 /// Feed it the file's turns in order ([`LateWork::fold`]), then
 /// [`LateWork::finish`]. Each turn is named by the caller's `row`, which
-/// `finish` gives back with the turns to read again.
+/// `finish` gives back with the changes that turn keeps after all.
 #[derive(Debug, Default)]
 pub(crate) struct LateWork {
     /// Changes made after their launching turn ended, waiting for the
-    /// first turn that ends after them.
-    waiting: Vec<LateChange>,
-    /// The launching turns of those changes, as they were before their
-    /// subagents' work was folded in.
-    launchers: Vec<Launcher>,
-}
-
-/// A subagent's change made after the turn that launched it ended.
-#[derive(Debug)]
-struct LateChange {
-    call: ToolCall,
-    /// The launching turn's row.
-    row: usize,
-}
-
-/// A turn whose subagents changed files after it ended.
-#[derive(Debug)]
-struct Launcher {
-    turn: Turn,
-    row: usize,
+    /// first turn that ends after them, with the launching turn's row.
+    waiting: Vec<(usize, HeldChange)>,
 }
 
 impl LateWork {
     /// Fold into `turn`, the file's next, the work of the subagents it
     /// launched made before it ended, and the waiting changes of earlier
     /// turns' subagents made before it ended. `transcript` is the main
-    /// transcript's path.
+    /// transcript's path. Whether changes were held back from `turn`:
+    /// only then may [`LateWork::finish`] give it some back.
     pub(crate) fn fold(
         &mut self,
         turn: &mut Turn,
         transcript: &Path,
         row: usize,
-    ) {
+    ) -> bool {
         let ended = turn.ended().and_then(Instant::of);
         let due = self.due(ended);
-        let unresolved = turn.launched_agents().next().map(|_| turn.clone());
         let late =
             turn.resolve_subagents_by(transcript, |c| made_after(c, ended));
-        turn.add_subagent_changes(due);
-        if let (false, Some(turn)) = (late.is_empty(), unresolved) {
-            self.waiting
-                .extend(late.into_iter().map(|call| LateChange { call, row }));
-            self.launchers.push(Launcher { turn, row });
-        }
+        turn.add_held(due);
+        let held = !late.is_empty();
+        self.waiting.extend(late.into_iter().map(|c| (row, c)));
+        held
     }
 
     /// A turn that is not read (outside a scan's dates): the waiting
@@ -114,40 +94,32 @@ impl LateWork {
         let _ = self.due(turn.ended().and_then(Instant::of));
     }
 
-    /// The file ended: the launching turns that keep changes no later turn
-    /// ended after, with their subagents' work folded in again, holding
-    /// back only what later turns took; with their rows.
-    pub(crate) fn finish(self, transcript: &Path) -> Vec<(usize, Turn)> {
-        let mut again = vec![];
-        for Launcher { mut turn, row } in self.launchers {
-            let left: Vec<&str> = self
-                .waiting
-                .iter()
-                .filter(|c| c.row == row)
-                .map(|c| c.call.key())
-                .collect();
-            if left.is_empty() {
-                continue;
+    /// The file ended: the changes no later turn ended after, which their
+    /// launching turns keep ([`Turn::add_held`]), by the launching
+    /// turn's row.
+    pub(crate) fn finish(self) -> Vec<(usize, Vec<HeldChange>)> {
+        let mut back: Vec<(usize, Vec<HeldChange>)> = vec![];
+        for (row, change) in self.waiting {
+            match back.iter_mut().find(|(r, _)| *r == row) {
+                Some((_, changes)) => changes.push(change),
+                None => back.push((row, vec![change])),
             }
-            let ended = turn.ended().and_then(Instant::of);
-            let _ = turn.resolve_subagents_by(transcript, |c| {
-                made_after(c, ended) && !left.contains(&c.key())
-            });
-            again.push((row, turn));
         }
-        again
+        back
     }
 
     /// Take the waiting changes made before a turn that `ended`: all of
     /// them when its end is unknown.
-    fn due(&mut self, ended: Option<Instant>) -> Vec<ToolCall> {
-        let (due, waiting): (Vec<LateChange>, Vec<LateChange>) =
-            std::mem::take(&mut self.waiting).into_iter().partition(|c| {
-                let at = c.call.at().and_then(Instant::of);
-                ended.is_none_or(|e| at.is_some_and(|at| at <= e))
-            });
+    fn due(&mut self, ended: Option<Instant>) -> Vec<HeldChange> {
+        let (due, waiting): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.waiting).into_iter().partition(
+                |(_, c)| {
+                    let at = c.call().at().and_then(Instant::of);
+                    ended.is_none_or(|e| at.is_some_and(|at| at <= e))
+                },
+            );
         self.waiting = waiting;
-        due.into_iter().map(|c| c.call).collect()
+        due.into_iter().map(|(_, c)| c).collect()
     }
 }
 

@@ -328,7 +328,7 @@ impl Turn {
         &mut self,
         transcript: &Path,
         later: impl Fn(&ToolCall) -> bool,
-    ) -> Vec<ToolCall> {
+    ) -> Vec<HeldChange> {
         let mut held = vec![];
         for launch in std::mem::take(&mut self.launches) {
             let changes = subagent_file(transcript, &launch.agent_id)
@@ -336,18 +336,37 @@ impl Turn {
                 .unwrap_or_default();
             let (late, now): (Vec<ToolCall>, Vec<ToolCall>) =
                 changes.into_iter().partition(|c| later(c));
-            held.extend(late);
-            if !now.is_empty() {
-                if let Some(u) = self.tool_uses.iter_mut().find(|u| {
-                    u.id().is_some() && u.id() == launch.tool_use_id.as_deref()
-                }) {
-                    u.change = Some(ChangeReason::Subagent);
-                }
-                self.subagent_changes.extend(now);
-            }
+            held.extend(late.into_iter().map(|call| HeldChange {
+                launch: launch.tool_use_id.clone(),
+                call,
+            }));
+            self.add_held(now.into_iter().map(|call| HeldChange {
+                launch: launch.tool_use_id.clone(),
+                call,
+            }));
             self.launches.push(launch);
         }
         held
+    }
+
+    /// Count `changes`, subagents' file changes, as this turn's; the Task
+    /// or Agent tool use of this turn that launched one is marked
+    /// [`ChangeReason::Subagent`] (a later turn that takes a change made
+    /// after its launching turn ended has no such tool use).
+    pub(crate) fn add_held(
+        &mut self,
+        changes: impl IntoIterator<Item = HeldChange>,
+    ) {
+        for HeldChange { launch, call } in changes {
+            if let Some(u) = self
+                .tool_uses
+                .iter_mut()
+                .find(|u| u.id().is_some() && u.id() == launch.as_deref())
+            {
+                u.change = Some(ChangeReason::Subagent);
+            }
+            self.subagent_changes.push(call);
+        }
     }
 
     /// Read the files of `agents`, background subagents launched in
@@ -375,14 +394,21 @@ impl Turn {
             }
         }
     }
+}
 
-    /// Count `changes`, which subagents launched in earlier turns made
-    /// after those turns ended, as this turn's.
-    pub(crate) fn add_subagent_changes(
-        &mut self,
-        changes: impl IntoIterator<Item = ToolCall>,
-    ) {
-        self.subagent_changes.extend(changes);
+/// A subagent's file change held back from the turn that launched it
+/// ([`Turn::resolve_subagents_by`]), with the id of the tool use that
+/// launched the subagent.
+#[derive(Clone, Debug)]
+pub(crate) struct HeldChange {
+    launch: Option<String>,
+    call: ToolCall,
+}
+
+impl HeldChange {
+    /// The change.
+    pub(crate) fn call(&self) -> &ToolCall {
+        &self.call
     }
 }
 
