@@ -87,6 +87,10 @@ struct Client {
 
 const API_KEY: &str = "sk-ant-mock-0123456789abcdefghijklmnopqrstuvwxyz";
 
+/// The arguments every run gives the client: tools run without prompts.
+const CLIENT_ARGS: &[&str] =
+    &["--permission-mode", "acceptEdits", "--model", "claude-sonnet-4-5"];
+
 /// How long one client run may take.
 const RUN_LIMIT: Duration = Duration::from_secs(180);
 
@@ -94,9 +98,10 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn have(cmd: &str) -> bool {
+/// Whether `cmd` runs and answers `version_flag`.
+fn have(cmd: &str, version_flag: &str) -> bool {
     Command::new(cmd)
-        .arg("--version")
+        .arg(version_flag)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
@@ -108,7 +113,7 @@ fn have(cmd: &str) -> bool {
 fn clients() -> &'static [Client] {
     static CLIENTS_INSTALLED: OnceLock<Vec<Client>> = OnceLock::new();
     CLIENTS_INSTALLED.get_or_init(|| {
-        if !have("node") || !have("npm") {
+        if !have("node", "--version") || !have("npm", "--version") {
             let _ = writeln!(
                 std::io::stderr(),
                 "real-client tests skipped: node or npm is not installed"
@@ -269,30 +274,8 @@ impl World {
         extra: &[&str],
     ) -> Output {
         let mut cmd = Command::new(&client.bin);
-        cmd.arg("-p")
-            .arg(prompt)
-            .args([
-                "--permission-mode",
-                "acceptEdits",
-                "--model",
-                "claude-sonnet-4-5",
-            ])
-            .args(extra)
-            .current_dir(self.project())
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.home())
-            .env(
-                "ANTHROPIC_BASE_URL",
-                format!("http://127.0.0.1:{}", self.mock.port()),
-            )
-            .env("ANTHROPIC_API_KEY", API_KEY)
-            .env("DISABLE_AUTOUPDATER", "1")
-            .env("DISABLE_TELEMETRY", "1")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("STOPGATE_STATE_DIR", self.state())
-            .env("STOPGATE_CONFIG", self.dir.path().join("stopgate.toml"))
-            .env("STOPGATE_DEBUG", "1")
+        cmd.arg("-p").arg(prompt).args(CLIENT_ARGS).args(extra);
+        self.client_env(&mut cmd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -323,6 +306,26 @@ impl World {
             self.debug_log()
         );
         out
+    }
+
+    /// `cmd`, which runs the client or starts it, set to run in the
+    /// project with nothing of this process's environment but `PATH`.
+    fn client_env<'c>(&self, cmd: &'c mut Command) -> &'c mut Command {
+        cmd.current_dir(self.project())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home())
+            .env(
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", self.mock.port()),
+            )
+            .env("ANTHROPIC_API_KEY", API_KEY)
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("STOPGATE_STATE_DIR", self.state())
+            .env("STOPGATE_CONFIG", self.dir.path().join("stopgate.toml"))
+            .env("STOPGATE_DEBUG", "1")
     }
 
     /// Run an attended `claude -p PROMPT`; its answer, trimmed.
@@ -398,6 +401,114 @@ impl World {
             .output()
             .unwrap();
         serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+/// The client run interactively, as most users run it: in a terminal,
+/// here a tmux session on a socket of its own, whose server starts with
+/// the world's environment. The client then sets
+/// `CLAUDE_CODE_ENTRYPOINT=cli` itself. The server is killed on drop.
+struct Terminal<'w> {
+    world: &'w World,
+    socket: PathBuf,
+}
+
+impl World {
+    /// Start `client` interactively and wait for its prompt; `None`, with
+    /// a notice, where tmux is missing.
+    fn terminal(&self, client: &Client) -> Option<Terminal<'_>> {
+        if !have("tmux", "-V") {
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: tmux, which runs the client in a terminal, is not installed"
+            );
+            return None;
+        }
+        let socket = self.dir.path().join("tmux.sock");
+        let mut cmd = Command::new("tmux");
+        cmd.arg("-S")
+            .arg(&socket)
+            .args(["new-session", "-d", "-x", "160", "-y", "50", "--"])
+            .arg(&client.bin)
+            .args(CLIENT_ARGS);
+        let out = self
+            .client_env(&mut cmd)
+            .env("TERM", "xterm-256color")
+            .output()
+            .expect("tmux runs");
+        assert!(
+            out.status.success(),
+            "tmux new-session: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let t = Terminal { world: self, socket };
+        // The status line under the input box.
+        t.until("the client's prompt", || t.screen().contains("accept edits"));
+        Some(t)
+    }
+
+    /// How many Stops the hook has allowed.
+    fn allowed(&self) -> usize {
+        self.debug_log().matches("stop: Allow").count()
+    }
+}
+
+impl Terminal<'_> {
+    fn tmux(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    }
+
+    /// What the terminal shows.
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p"]).stdout)
+            .into_owned()
+    }
+
+    /// Wait until `done`; past [`RUN_LIMIT`], fail with the screen and the
+    /// hook's log.
+    fn until(&self, what: &str, done: impl Fn() -> bool) {
+        let started = Instant::now();
+        while !done() {
+            if started.elapsed() > RUN_LIMIT {
+                panic!(
+                    "waited {RUN_LIMIT:?} for {what}; the screen:\n{}\nthe hook's log:\n{}",
+                    self.screen(),
+                    self.world.debug_log()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Type `text` at the prompt and press Enter once it shows.
+    fn prompt(&self, text: &str) {
+        assert!(self.tmux(&["send-keys", "-l", text]).status.success());
+        self.until("the typed prompt", || {
+            self.screen()
+                .lines()
+                .any(|l| l.starts_with('❯') && l.trim_end().ends_with(text))
+        });
+        assert!(self.tmux(&["send-keys", "Enter"]).status.success());
+    }
+
+    /// End the session with `/exit`, as a user does, and wait until the
+    /// client is gone.
+    fn exit(self) {
+        self.prompt("/exit");
+        self.until("the client to exit", || {
+            !self.tmux(&["has-session"]).status.success()
+        });
+    }
+}
+
+impl Drop for Terminal<'_> {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
     }
 }
 
@@ -547,6 +658,50 @@ fn headless_sdk_cli_sessions_are_never_blocked() {
         assert!(w.mock.feedback().is_empty(), "{}", w.debug_log());
         assert!(w.debug_log().contains("entrypoint sdk-cli is unattended"));
         assert_eq!(w.check(&w.transcripts()[0])["verdict"], "allow");
+    });
+}
+
+/// Run interactively, in a terminal, as most users run it, the client
+/// sets `CLAUDE_CODE_ENTRYPOINT=cli`, which is attended: a Write, then
+/// "Done.", is blocked once and the audit passes; a second prompt in the
+/// same session that changes nothing ends without a block.
+#[test]
+fn an_interactive_session_is_attended() {
+    each_client(|client| {
+        let w = World::new("", |p| {
+            json!([
+                [text("Writing it."), write(&p.join("a.txt"), "hello\n")],
+                [text("Done.")],
+                [text(AUDITED)],
+                [text("a.txt holds one line, hello.")]
+            ])
+        });
+        let Some(t) = w.terminal(client) else { return };
+        t.prompt("write a.txt");
+        t.until("the first turn's end", || w.allowed() == 1);
+        t.prompt("what is in a.txt?");
+        t.until("the second turn's end", || w.allowed() == 2);
+        t.exit();
+        let feedback = w.feedback(1);
+        assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
+        assert!(!w.debug_log().contains("unattended"), "{}", w.debug_log());
+        let sessions = w.transcripts();
+        assert_eq!(sessions.len(), 1);
+        let session =
+            sessions[0].file_stem().unwrap().to_string_lossy().to_string();
+        assert_eq!(w.count(&session), 1);
+        let rows = w.scan();
+        assert_eq!(rows.len(), 2, "{rows:#?}");
+        for row in &rows {
+            assert_eq!(row["entrypoint"], "cli", "{rows:#?}");
+            assert_eq!(row["findings"], json!([]), "{rows:#?}");
+        }
+        assert_eq!(rows[0]["changed"], true, "{rows:#?}");
+        assert_eq!(rows[0]["hook_blocks"], 1, "{rows:#?}");
+        assert_eq!(rows[0]["audit"], "present", "{rows:#?}");
+        assert_eq!(rows[1]["changed"], false, "{rows:#?}");
+        assert_eq!(rows[1]["hook_blocked"], false, "{rows:#?}");
+        assert_eq!(w.check(&sessions[0])["verdict"], "allow");
     });
 }
 
