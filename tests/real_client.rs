@@ -670,10 +670,13 @@ fn an_interactive_session_is_attended() {
     each_client(|client| {
         let w = World::new("", |p| {
             json!([
-                [text("Writing it."), write(&p.join("a.txt"), "hello\n")],
+                slowly(json!([
+                    text("Writing it."),
+                    write(&p.join("a.txt"), "hello\n")
+                ])),
                 [text("Done.")],
                 [text(AUDITED)],
-                [text("a.txt holds one line, hello.")]
+                slowly(json!([text("a.txt holds one line, hello.")]))
             ])
         });
         let Some(t) = w.terminal(client) else { return };
@@ -708,6 +711,14 @@ fn an_interactive_session_is_attended() {
 /// A reply sent only once `when` holds (see the mock's header).
 fn after(when: Value, blocks: Value) -> Value {
     json!({"after": when, "blocks": blocks})
+}
+
+/// `blocks`, the first reply to a prompt typed in a terminal, sent after
+/// half a second, as a model takes time to answer. (Answered at once, the
+/// interactive client was seen to write the reply's first lines before
+/// the prompt's record, under the load of the suite's parallel runs.)
+fn slowly(blocks: Value) -> Value {
+    after(json!({"conversation": "", "taken": 0, "then_ms": 500}), blocks)
 }
 
 /// The conversation opened by `prompt` ('' for the main one) has taken
@@ -797,6 +808,27 @@ fn a_subagent_write_is_audited_at_the_main_stop() {
 /// starts, and the scan puts it on that turn, not on the launching one.
 #[test]
 fn a_background_subagent_change_is_audited_at_its_notification() {
+    background_subagent_change(Run::Headless);
+}
+
+/// The same, run interactively: the client waits for the background
+/// agent at its prompt, and the notification starts a turn there.
+#[test]
+fn a_background_subagent_change_is_audited_at_its_notification_in_a_terminal()
+{
+    background_subagent_change(Run::Terminal);
+}
+
+/// How a scenario runs the client.
+#[derive(Clone, Copy, Debug)]
+enum Run {
+    /// `claude -p`, attended (`CLAUDE_CODE_ENTRYPOINT=claude-vscode`).
+    Headless,
+    /// Interactively, in a terminal ([`Terminal`]).
+    Terminal,
+}
+
+fn background_subagent_change(run: Run) {
     each_client(|client| {
         if client.subagents == Subagents::Foreground {
             let _ = writeln!(
@@ -809,7 +841,7 @@ fn a_background_subagent_change_is_audited_at_its_notification() {
         let w = World::new("", |p| {
             json!({
                 "replies": [
-                    [launch_writer()],
+                    slowly(json!([launch_writer()])),
                     [text("Done.")],
                     [text("Done.")],
                     [text(AUDITED)]
@@ -822,9 +854,21 @@ fn a_background_subagent_change_is_audited_at_its_notification() {
                 }
             })
         });
-        // `claude -p` prints each turn's answer.
-        let out = w.ask(client, "write b.txt with a subagent", &[]);
-        assert!(out.ends_with(AUDITED), "{out}");
+        let prompt = "write b.txt with a subagent";
+        match run {
+            Run::Headless => {
+                // `claude -p` prints each turn's answer.
+                let out = w.ask(client, prompt, &[]);
+                assert!(out.ends_with(AUDITED), "{out}");
+            }
+            Run::Terminal => {
+                let Some(t) = w.terminal(client) else { return };
+                t.prompt(prompt);
+                // The launching turn's Stop, and the notification's last.
+                t.until("the notification's turn's end", || w.allowed() == 2);
+                t.exit();
+            }
+        }
         assert!(w.project().join("b.txt").exists());
         let feedback = w.feedback(1);
         assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);

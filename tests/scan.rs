@@ -287,7 +287,7 @@ fn options_and_exit_codes() {
         "proj · 2026-03-20 · ",
         "by project",
         "by day",
-        "of 28 change turns",
+        "of 27 change turns",
         "by agent",
         "judged turns",
         "turns dated 2026-03-20",

@@ -24,7 +24,7 @@ use std::process::Command;
 use stopgate::archive::{report_turn, scan_file, Finding, ScanOptions};
 use stopgate::config::Config;
 use stopgate::Transcript;
-use stopgate::{Chain, Format};
+use stopgate::{Chain, Format, ToolCall};
 use stopgate::{Facts, Gates, SessionView};
 
 const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
@@ -77,9 +77,21 @@ fn finding_name(gate: &str, rule: &str) -> Said {
 /// The Stop input is the agent's own: Codex CLI sends `turn_id` and
 /// `model` (and a null final message here, so the rollout's is read),
 /// Gemini CLI's event is `AfterAgent`.
-fn hook_says(path: &Path, agent: Format) -> Said {
+fn hook_says(path: &Path, agent: Format, carried: &[ToolCall]) -> Said {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
+    // The changes of an interrupted turn before this one: no Stop saw
+    // them, so the flag their PostToolUse raised is still up.
+    for call in carried {
+        let post = serde_json::json!({
+            "session_id": "agree", "transcript_path": path, "cwd": "/tmp",
+            "hook_event_name": "PostToolUse", "tool_name": call.name(),
+            "tool_input": {"command": call.command()},
+            "tool_use_id": call.id(),
+        });
+        let out = run_hook(dir.path(), &post);
+        assert_eq!(out.status.code(), Some(0));
+    }
     let mut input = serde_json::json!({
         "session_id": "agree", "transcript_path": path, "cwd": "/tmp",
         "hook_event_name": "Stop", "stop_hook_active": false,
@@ -93,27 +105,7 @@ fn hook_says(path: &Path, agent: Format) -> Said {
         }
         Format::Gemini => input["hook_event_name"] = "AfterAgent".into(),
     }
-    let mut child = Command::new(BIN)
-        .arg("hook")
-        .env("HOME", dir.path())
-        .env("STOPGATE_STATE_DIR", &state)
-        .env("STOPGATE_DEBUG", "1")
-        .env_remove("STOPGATE_CONFIG")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("CLAUDE_CODE_ENTRYPOINT")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run_hook(dir.path(), &input);
     let log = std::fs::read_to_string(state.join("debug.log")).unwrap();
     let last = log.lines().last().unwrap_or_default();
     // Codex and Gemini get their block as JSON on stdout, with exit 0.
@@ -133,6 +125,31 @@ fn hook_says(path: &Path, agent: Format) -> Said {
     let gate = last.split("gate: ").nth(1).unwrap().split(',').next().unwrap();
     let rule = last.split("rule: ").nth(1).unwrap().split(',').next().unwrap();
     finding_name(&gate.to_lowercase(), &snake_case(rule))
+}
+
+/// Run `stopgate hook` on `input`, with its state and home in `dir`.
+fn run_hook(dir: &Path, input: &serde_json::Value) -> std::process::Output {
+    let mut child = Command::new(BIN)
+        .arg("hook")
+        .env("HOME", dir)
+        .env("STOPGATE_STATE_DIR", dir.join("state"))
+        .env("STOPGATE_DEBUG", "1")
+        .env_remove("STOPGATE_CONFIG")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("CLAUDE_CODE_ENTRYPOINT")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
 }
 
 /// `NoMarker` as `no_marker`: a rule's name from its `Debug` form.
@@ -205,10 +222,9 @@ fn hook_check_and_scan_agree() {
         let t = Transcript::read(&path).unwrap();
         let unattended =
             t.entrypoint().is_some_and(|e| config.skips_entrypoint(&e));
-        let mut turns = t.turns(Chain::Main);
+        let turns = t.turns_with_subagents(Chain::Main, &path);
         assert_eq!(turns.len(), report.turns.len(), "{}", path.display());
-        for (i, turn) in turns.iter_mut().enumerate() {
-            turn.resolve_subagents(&path);
+        for (i, turn) in turns.iter().enumerate() {
             let row = report_turn(turn, &gates, unattended);
             assert_eq!(row, report.turns[i], "{} turn {i}", path.display());
             if turn.kind().ends_in_stop() && !unattended {
@@ -232,7 +248,11 @@ fn hook_check_and_scan_agree() {
         }
         let scan = scan_says(report.turns.len() - 1);
         assert_eq!(
-            hook_says(&path, t.format()),
+            hook_says(
+                &path,
+                t.format(),
+                turns.last().unwrap().carried_changes()
+            ),
             scan,
             "hook vs scan: {}",
             path.display()

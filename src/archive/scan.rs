@@ -331,7 +331,7 @@ fn scan_stream<R: Read>(
         reader: None,
         pending: vec![],
         turns: vec![],
-        late: LateWork::default(),
+        late: LateWork::new(Format::default()),
         launchers: vec![],
         lines: 0,
         corrupt: 0,
@@ -449,6 +449,7 @@ impl FileScan<'_> {
 
     /// Make the reader of `format`, and feed it the lines read so far.
     fn start_reading(&mut self, format: Format) {
+        self.late = LateWork::new(format);
         let mut reader = TurnReader::new(format, self.chain);
         for (bytes, terminated, pos) in std::mem::take(&mut self.pending) {
             if let Some(done) = reader.line(&bytes, terminated, pos) {
@@ -523,7 +524,7 @@ impl FileScan<'_> {
     /// took are judged again with them.
     fn settle_late(&mut self) {
         let unattended = self.unattended.unwrap_or(false);
-        for (row, back) in std::mem::take(&mut self.late).finish() {
+        for (row, back) in self.late.finish() {
             let Some((_, turn)) =
                 self.launchers.iter_mut().find(|(r, _)| *r == row)
             else {

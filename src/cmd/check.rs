@@ -5,7 +5,9 @@
 //! launched folded in as the scan folds it (a background subagent's change
 //! made after the launching turn ended is a later turn's), and runs the
 //! configured gates on facts built the one way the hook and the scan build
-//! them. Sessions with an unattended
+//! them. A turn that ended in no Stop (the user interrupted it, or a local
+//! command) is allowed, as no hook judged it; its file changes count at
+//! the next turn's Stop, as the hook counts them. Sessions with an unattended
 //! entrypoint (`skip_entrypoints`, `sdk-cli` by default) are allowed, as
 //! the hook allows them. It uses a fresh session (no prompts counted,
 //! nothing nagged) and never touches the state directory, so it is safe to
@@ -92,9 +94,12 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let facts = Facts::of_turn(&turn).with_changed(
         args.prompt_changed || (config.transcript_changes && turn.changed()),
     );
+    // No Stop fires for an interrupted turn or a local command: nothing
+    // is judged, as the scan gives such a turn no findings.
+    let stops = turn.kind().ends_in_stop();
     let verdict = match &unattended {
-        Some(_) => Verdict::Allow,
-        None => gates.evaluate(&facts, &SessionView::default()),
+        None if stops => gates.evaluate(&facts, &SessionView::default()),
+        _ => Verdict::Allow,
     };
     let matched = gates.matched(&facts);
     if args.json {
@@ -103,6 +108,10 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         match &verdict {
             Verdict::Allow => match &unattended {
                 Some(e) => println!("allow (entrypoint {e} is unattended)"),
+                None if !stops => println!(
+                    "allow (a turn of kind {} ends in no Stop)",
+                    turn.kind().as_str()
+                ),
                 None => println!("allow"),
             },
             Verdict::Block(b) => println!(

@@ -39,7 +39,8 @@ pub struct Counts {
     pub sessions: usize,
     /// Turns the gates judged (they ended in a Stop the agent chose).
     pub judged: usize,
-    /// Turns that changed files.
+    /// Judged turns that changed files, or that changes made in turns
+    /// that ended in no Stop were carried to.
     pub change_turns: usize,
     /// Change turns audited with a marker.
     pub marker: usize,
@@ -57,9 +58,10 @@ pub struct Counts {
 
 impl Counts {
     fn add(&mut self, turn: &TurnReport) {
-        if turn.kind.ends_in_stop() {
-            self.judged += 1;
+        if !turn.kind.ends_in_stop() {
+            return;
         }
+        self.judged += 1;
         if turn.changed {
             self.change_turns += 1;
             match turn.audit.as_str() {

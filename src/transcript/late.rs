@@ -26,6 +26,7 @@
 
 use std::path::Path;
 
+use super::format::Format;
 use super::source::Transcript;
 use super::turn::{Chain, HeldChange, ToolCall, Turn};
 
@@ -42,7 +43,7 @@ impl Transcript {
         path: &Path,
     ) -> Vec<Turn> {
         let mut turns = self.turns(chain);
-        let mut work = LateWork::default();
+        let mut work = LateWork::new(self.format());
         for (row, turn) in turns.iter_mut().enumerate() {
             work.fold(turn, path, row);
         }
@@ -58,14 +59,29 @@ impl Transcript {
 /// Feed it the file's turns in order ([`LateWork::fold`]), then
 /// [`LateWork::finish`]. Each turn is named by the caller's `row`, which
 /// `finish` gives back with the changes that turn keeps after all.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct LateWork {
     /// Changes made after their launching turn ended, waiting for the
     /// first turn that ends after them, with the launching turn's row.
     waiting: Vec<(usize, HeldChange)>,
+    /// Changes of turns that ended in no Stop the agent chose, owed at
+    /// the next turn that does ([`Turn::carry`]).
+    owed: Vec<ToolCall>,
+    /// Whether changes are carried: for Claude Code, whose clients were
+    /// seen to keep PostToolUse's flag raised across an interrupt.
+    carries: bool,
 }
 
 impl LateWork {
+    /// The work of a file in `format`.
+    pub(crate) fn new(format: Format) -> LateWork {
+        LateWork {
+            waiting: vec![],
+            owed: vec![],
+            carries: format == Format::Claude,
+        }
+    }
+
     /// Fold into `turn`, the file's next, the work of the subagents it
     /// launched made before it ended, and the waiting changes of earlier
     /// turns' subagents made before it ended. `transcript` is the main
@@ -82,24 +98,42 @@ impl LateWork {
         let late =
             turn.resolve_subagents_by(transcript, |c| made_after(c, ended));
         turn.add_held(due);
+        if let Some(owed) = self.owed_at(turn) {
+            turn.carry(owed);
+        }
         let held = !late.is_empty();
         self.waiting.extend(late.into_iter().map(|c| (row, c)));
         held
     }
 
     /// A turn that is not read (outside a scan's dates): the waiting
-    /// changes made before it ended are its, and go unreported.
+    /// changes made before it ended are its, and go unreported; so are
+    /// the owed ones, if it ends in a Stop.
     #[cfg(feature = "archive")]
     pub(crate) fn pass(&mut self, turn: &Turn) {
         let _ = self.due(turn.ended().and_then(Instant::of));
+        let _ = self.owed_at(turn);
+    }
+
+    /// The changes owed at `turn`'s Stop, if it ends in one the agent
+    /// chose; if not, its own changes are owed at the next turn's that
+    /// does.
+    fn owed_at(&mut self, turn: &Turn) -> Option<Vec<ToolCall>> {
+        if turn.kind().ends_in_stop() {
+            return Some(std::mem::take(&mut self.owed));
+        }
+        if self.carries {
+            self.owed.extend(turn.completed_changes().cloned());
+        }
+        None
     }
 
     /// The file ended: the changes no later turn ended after, which their
     /// launching turns keep ([`Turn::add_held`]), by the launching
     /// turn's row.
-    pub(crate) fn finish(self) -> Vec<(usize, Vec<HeldChange>)> {
+    pub(crate) fn finish(&mut self) -> Vec<(usize, Vec<HeldChange>)> {
         let mut back: Vec<(usize, Vec<HeldChange>)> = vec![];
-        for (row, change) in self.waiting {
+        for (row, change) in std::mem::take(&mut self.waiting) {
             match back.iter_mut().find(|(r, _)| *r == row) {
                 Some((_, changes)) => changes.push(change),
                 None => back.push((row, vec![change])),

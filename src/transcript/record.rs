@@ -527,12 +527,20 @@ impl<'a> ToolUse<'a> {
 #[derive(Clone, Debug)]
 pub struct ToolResult<'a> {
     tool_use_id: Option<&'a str>,
+    is_error: bool,
 }
 
 impl<'a> ToolResult<'a> {
     /// The `tool_use_id` this result answers.
     pub fn tool_use_id(&self) -> Option<&'a str> {
         self.tool_use_id
+    }
+
+    /// Whether the tool failed or did not run (`is_error`): the user
+    /// declined it, interrupted it, or it ended in an error. Claude Code
+    /// runs no PostToolUse hook for such a tool use.
+    pub fn is_error(&self) -> bool {
+        self.is_error
     }
 }
 
@@ -775,6 +783,7 @@ keys!(BlockKey {
     Name = "name",
     Input = "input",
     ToolUseId = "tool_use_id",
+    IsError = "is_error",
 });
 
 impl<'de> Deserialize<'de> for Record<'de> {
@@ -1121,7 +1130,7 @@ impl<'de> DeserializeSeed<'de> for BlockSeed {
             ) -> Result<Self::Value, A::Error> {
                 let (mut kind, mut text) = (None, None);
                 let (mut id, mut name, mut input) = (None, None, None);
-                let mut tool_use_id = None;
+                let (mut tool_use_id, mut is_error) = (None, false);
                 while let Some(key) = map.next_key::<BlockKey>()? {
                     match key {
                         BlockKey::Type => kind = map.next_value::<Str>()?.0,
@@ -1133,6 +1142,9 @@ impl<'de> DeserializeSeed<'de> for BlockSeed {
                         }
                         BlockKey::ToolUseId => {
                             tool_use_id = map.next_value::<Str>()?.0
+                        }
+                        BlockKey::IsError => {
+                            is_error = map.next_value::<Flag>()?.0
                         }
                         BlockKey::Other => {
                             map.next_value::<IgnoredAny>()?;
@@ -1148,7 +1160,7 @@ impl<'de> DeserializeSeed<'de> for BlockSeed {
                         input: input.unwrap_or_default(),
                     }),
                     Some("tool_result") => {
-                        Block::ToolResult(ToolResult { tool_use_id })
+                        Block::ToolResult(ToolResult { tool_use_id, is_error })
                     }
                     Some("image") => Block::Image,
                     _ => Block::Unknown,
@@ -1217,6 +1229,7 @@ mod tests {
         match &blocks[3] {
             Block::ToolResult(t) => {
                 assert_eq!(t.tool_use_id(), Some("u1"));
+                assert!(t.is_error());
             }
             b => panic!("{:?}", b),
         }

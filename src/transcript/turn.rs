@@ -158,6 +158,9 @@ pub struct Turn {
     ended: Option<String>,
     tool_uses: Vec<ToolCall>,
     subagent_changes: Vec<ToolCall>,
+    carried: Vec<ToolCall>,
+    /// The ids of the turn's tool uses whose result is an error.
+    failed: Vec<String>,
     launches: Vec<Launch>,
     final_text: Option<TextAt>,
     stop_blocks: StopBlocks,
@@ -215,22 +218,63 @@ impl Turn {
         &self.subagent_changes
     }
 
+    /// The file changes of earlier turns that ended in no Stop (the user
+    /// interrupted them), which this turn's Stop is the first to see:
+    /// see [`Turn::carry`].
+    pub fn carried_changes(&self) -> &[ToolCall] {
+        &self.carried
+    }
+
     /// Whether any tool use of the turn, its subagents' included, changed
-    /// files.
+    /// files, or changes are carried to it ([`Turn::carried_changes`]).
     pub fn changed(&self) -> bool {
         self.change_keys().next().is_some()
     }
 
     /// The stable keys ([`ToolCall::key`]) of the turn's file changes, the
-    /// subagents' included: what the hook records as audited.
+    /// subagents' and the carried ones included: what the hook records as
+    /// audited.
     pub fn change_keys(&self) -> impl Iterator<Item = &str> {
+        self.changes().map(ToolCall::key)
+    }
+
+    /// The turn's file changes: its file-changing tool uses (not the
+    /// launches of subagents, whose changes are counted themselves), its
+    /// subagents' changes, and the changes carried to it.
+    pub(crate) fn changes(&self) -> impl Iterator<Item = &ToolCall> {
         self.tool_uses
             .iter()
             .filter(|u| {
                 u.change().is_some_and(|c| c != ChangeReason::Subagent)
             })
             .chain(self.subagent_changes.iter())
-            .map(ToolCall::key)
+            .chain(self.carried.iter())
+    }
+
+    /// The turn's file changes ([`Turn::change_keys`]) whose tool ran to
+    /// the end: not one whose result is an error (`is_error`: the user
+    /// declined or interrupted it, or it failed), after which Claude Code
+    /// runs no PostToolUse hook, so the hook's flag never saw it.
+    pub(crate) fn completed_changes(&self) -> impl Iterator<Item = &ToolCall> {
+        self.changes().filter(|c| {
+            c.id().is_none_or(|id| !self.failed.iter().any(|f| f == id))
+        })
+    }
+
+    /// Count `changes`, made in earlier turns that ended in no Stop the
+    /// agent chose, as this turn's too ([`Turn::carried_changes`]).
+    ///
+    /// No Stop fires when the user interrupts the agent, so a change made
+    /// in an interrupted turn is still unaudited when the next turn
+    /// begins; the hook sees it at the first Stop after it (PostToolUse's
+    /// flag stays raised), whatever that turn itself does. The interrupted
+    /// turn keeps its changes: it made them, though no finding applies
+    /// to it ([`TurnKind::ends_in_stop`]).
+    pub(crate) fn carry(
+        &mut self,
+        changes: impl IntoIterator<Item = ToolCall>,
+    ) {
+        self.carried.extend(changes);
     }
 
     /// The subagents the turn launched, by `agentId`.
@@ -757,6 +801,8 @@ const LAUNCH_TOOLS: &[&str] = &["Task", "Agent"];
 /// look like a tool result. (An object typed `tool_result` nested off the
 /// block level still would; Claude Code writes none.)
 static TOOL_RESULT: Needle = Needle::new(b"\"type\":\"tool_result\"");
+/// A tool result that is an error, as Claude Code writes it.
+static FAILED: Needle = Needle::new(b"\"is_error\":true");
 static SUMMARY: Needle = Needle::new(b"\"stop_hook_summary\"");
 static LOCAL_COMMAND: Needle = Needle::new(b"\"local_command\"");
 static BLOCKING: Needle = Needle::new(b"\"hook_blocking_error\"");
@@ -908,9 +954,9 @@ impl TurnBuilder {
             // Claude Code writes the block's type within a line's first
             // few hundred bytes; a line where it comes later is parsed,
             // which is slower but gives the same answer.
-            Some(b"user") => {
-                yes(self.unanswered_launches > 0 || !holds_tool_result(line))
-            }
+            Some(b"user") => yes(self.unanswered_launches > 0
+                || !holds_tool_result(line)
+                || FAILED.find(line)),
             Some(b"system") => {
                 yes(SUMMARY.find(line) || LOCAL_COMMAND.find(line))
             }
@@ -1165,6 +1211,13 @@ impl TurnBuilder {
 
     fn user(&mut self, rec: &Record<'_>) {
         let t = &mut self.open;
+        for block in rec.content().blocks() {
+            if let Block::ToolResult(r) = block {
+                if let (true, Some(id)) = (r.is_error(), r.tool_use_id()) {
+                    t.failed.push(id.to_string());
+                }
+            }
+        }
         if let Some(agent) = rec.launched_agent() {
             let tool_use_id =
                 rec.content().blocks().iter().find_map(|b| match b {
