@@ -811,6 +811,33 @@ fn the_entrypoint_streamed_is_the_one_the_head_read_gives() {
     assert!(attended.turns.iter().all(|t| !t.findings.is_empty()));
 }
 
+/// The scan's rows of `file`, checked against `stopgate check --turn N`
+/// on each: it blocks exactly the turns the scan has a finding on.
+fn scan_and_check(file: &Path) -> Vec<stopgate::archive::TurnReport> {
+    let gates = Gates::new(&Config::default()).unwrap();
+    let report = scan_file(file, &gates, &ScanOptions::default());
+    assert!(report.error.is_none(), "{:?}", report.error);
+    for row in &report.turns {
+        let out = Command::new(BIN)
+            .args(["check", "--json", "--turn", &row.turn.to_string()])
+            .arg(file)
+            .env("HOME", root().join("target"))
+            .env_remove("STOPGATE_CONFIG")
+            .env_remove("XDG_CONFIG_HOME")
+            .output()
+            .unwrap();
+        let check: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            check["verdict"] == "block",
+            !row.findings.is_empty(),
+            "turn {}: {check}",
+            row.turn
+        );
+    }
+    report.turns
+}
+
 /// Lines of a Claude Code 2.1.332 session, each at `10:MM:SS` of one day.
 mod background {
     use serde_json::{json, Value};
@@ -900,6 +927,37 @@ mod background {
         )
     }
 
+    /// The main agent's Write of `file`, and its result.
+    pub fn main_write(
+        time: &str,
+        id: &str,
+        file: &str,
+        ok: bool,
+    ) -> [String; 2] {
+        let result = json!({"type": "tool_result", "tool_use_id": id, "is_error": !ok, "content": "x"});
+        [
+            assistant(
+                time,
+                false,
+                json!({"type": "tool_use", "id": id, "name": "Write", "input": {"file_path": file, "content": "x"}}),
+            ),
+            line(
+                time,
+                false,
+                json!({"type": "user", "message": {"role": "user", "content": [result]}}),
+            ),
+        ]
+    }
+
+    /// The user pressed Esc.
+    pub fn interrupted(time: &str) -> String {
+        line(
+            time,
+            false,
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}}),
+        )
+    }
+
     pub fn sub_prompt(time: &str) -> String {
         line(
             time,
@@ -935,29 +993,13 @@ fn a_background_subagent_change_belongs_to_the_first_stop_after_it() {
             sub.join("\n") + "\n",
         )
         .unwrap();
-        let gates = Gates::new(&Config::default()).unwrap();
-        let report = scan_file(&file, &gates, &ScanOptions::default());
-        assert!(report.error.is_none(), "{:?}", report.error);
-        for row in &report.turns {
-            let out = Command::new(BIN)
-                .args(["check", "--json", "--turn", &row.turn.to_string()])
-                .arg(&file)
-                .env("HOME", root().join("target"))
-                .env_remove("STOPGATE_CONFIG")
-                .env_remove("XDG_CONFIG_HOME")
-                .output()
-                .unwrap();
-            let check: serde_json::Value =
-                serde_json::from_slice(&out.stdout).unwrap();
-            assert_eq!(
-                check["verdict"] == "block",
-                !row.findings.is_empty(),
-                "turn {}: {check}",
-                row.turn
-            );
-            assert_eq!(row.findings.is_empty(), !row.changed, "{row:?}");
-        }
-        report.turns.iter().map(|t| (t.turn, t.changed)).collect()
+        scan_and_check(&file)
+            .iter()
+            .inspect(|row| {
+                assert_eq!(row.findings.is_empty(), !row.changed, "{row:?}")
+            })
+            .map(|t| (t.turn, t.changed))
+            .collect()
     }
 
     let launching = [
@@ -1005,5 +1047,51 @@ fn a_background_subagent_change_belongs_to_the_first_stop_after_it() {
     assert_eq!(
         changed_rows(&bare, "00:10"),
         [(1, false), (2, true), (3, false)]
+    );
+}
+
+/// The user interrupts a turn after its Write ran: no Stop fires, so the
+/// hook's flag stays raised and the next Stop is the first to judge the
+/// change, whatever its own turn did. The scan puts the change on that
+/// turn too (the interrupted turn keeps it, with no finding), and `check`
+/// blocks there and allows the interrupted turn. A Write the user
+/// declined ran no PostToolUse, and is nobody's to audit.
+#[test]
+fn an_interrupted_turns_change_is_judged_at_the_next_stop() {
+    use background::*;
+
+    fn rows(ok: bool) -> Vec<(usize, String, bool, bool)> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(format!("{SID}.jsonl"));
+        let mut lines = vec![prompt("00:01", "write a.txt")];
+        lines.extend(main_write("00:02", "toolu_w", "/w/a.txt", ok));
+        lines.extend([
+            interrupted("00:03"),
+            prompt("00:10", "what is in a.txt?"),
+            said("00:11", "It holds x."),
+            stop_summary("00:12"),
+        ]);
+        std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+        scan_and_check(&file)
+            .into_iter()
+            .map(|r| {
+                (
+                    r.turn,
+                    r.kind.as_str().to_string(),
+                    r.changed,
+                    !r.findings.is_empty(),
+                )
+            })
+            .collect()
+    }
+
+    let interrupted = (1, "interrupted".to_string(), true, false);
+    assert_eq!(
+        rows(true),
+        [interrupted.clone(), (2, "prompt".to_string(), true, true)]
+    );
+    assert_eq!(
+        rows(false),
+        [interrupted, (2, "prompt".to_string(), false, false)]
     );
 }

@@ -215,3 +215,157 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod carry_tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::transcript::turn::TurnKind;
+
+    fn prompt(text: &str) -> String {
+        format!(
+            r#"{{"type":"user","sessionId":"s","message":{{"role":"user","content":"{text}"}}}}"#
+        )
+    }
+
+    fn write(id: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","sessionId":"s","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"Write","input":{{"file_path":"a.txt","content":"x"}}}}]}}}}"#
+        )
+    }
+
+    fn result(id: &str, is_error: bool) -> String {
+        format!(
+            r#"{{"type":"user","sessionId":"s","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","is_error":{is_error},"content":"x"}}]}}}}"#
+        )
+    }
+
+    fn said(text: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","sessionId":"s","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}]}}}}"#
+        )
+    }
+
+    const INTERRUPTED: &str = r#"{"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#;
+
+    const LOCAL_COMMAND: &str = r#"{"type":"system","subtype":"local_command","sessionId":"s","content":"<command-name>/model</command-name>"}"#;
+
+    /// The turns of `lines`, folded as the scan and `check` fold them:
+    /// (kind, whether changed, the keys carried to it) per turn.
+    fn turns(lines: &[String]) -> Vec<(TurnKind, bool, Vec<String>)> {
+        let bytes = lines.join("\n") + "\n";
+        Transcript::from_bytes(bytes.into_bytes())
+            .turns_with_subagents(Chain::Main, Path::new("/nonexistent.jsonl"))
+            .iter()
+            .filter(|t| t.index() > 0)
+            .map(|t| {
+                let carried = t
+                    .carried_changes()
+                    .iter()
+                    .map(|c| c.key().to_string())
+                    .collect();
+                (t.kind(), t.changed(), carried)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_interrupted_turns_change_is_owed_at_the_next_stop() {
+        let got = turns(&[
+            prompt("write a.txt"),
+            write("w1"),
+            result("w1", false),
+            INTERRUPTED.to_string(),
+            LOCAL_COMMAND.to_string(),
+            prompt("what is in a.txt?"),
+            said("It holds x."),
+            prompt("thanks"),
+            said("You are welcome."),
+        ]);
+        assert_eq!(
+            got,
+            [
+                (TurnKind::Interrupted, true, vec![]),
+                (TurnKind::LocalCommand, false, vec![]),
+                (TurnKind::Prompt, true, vec!["w1".to_string()]),
+                (TurnKind::Prompt, false, vec![]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_declined_or_failed_tool_use_is_not_carried() {
+        let got = turns(&[
+            prompt("write a.txt"),
+            write("w1"),
+            result("w1", true),
+            INTERRUPTED.to_string(),
+            prompt("never mind"),
+            said("OK."),
+        ]);
+        assert_eq!(
+            got,
+            [
+                (TurnKind::Interrupted, true, vec![]),
+                (TurnKind::Prompt, false, vec![]),
+            ]
+        );
+    }
+
+    #[test]
+    fn changes_of_interrupted_turns_add_up_and_an_unanswered_one_stays() {
+        let got = turns(&[
+            prompt("one"),
+            write("w1"),
+            result("w1", false),
+            INTERRUPTED.to_string(),
+            prompt("two"),
+            write("w2"),
+            result("w2", false),
+            INTERRUPTED.to_string(),
+            prompt("three"),
+            write("w3"),
+            result("w3", false),
+            said("Done."),
+            prompt("four"),
+            write("w4"),
+            INTERRUPTED.to_string(),
+        ]);
+        assert_eq!(
+            got,
+            [
+                (TurnKind::Interrupted, true, vec![]),
+                (TurnKind::Interrupted, true, vec![]),
+                (TurnKind::Prompt, true, vec!["w1".into(), "w2".into()]),
+                (TurnKind::Interrupted, true, vec![]),
+            ]
+        );
+    }
+
+    #[test]
+    fn only_claude_code_transcripts_carry() {
+        let bytes = [
+            prompt("one"),
+            write("w1"),
+            result("w1", false),
+            INTERRUPTED.to_string(),
+            prompt("two"),
+            said("OK."),
+        ]
+        .join("\n");
+        let t = Transcript::from_bytes(bytes.into_bytes());
+        let path = Path::new("/nonexistent.jsonl");
+        for (format, carried) in
+            [(Format::Claude, 1), (Format::Codex, 0), (Format::Gemini, 0)]
+        {
+            let mut work = LateWork::new(format);
+            let mut turns = t.turns(Chain::Main);
+            for (row, turn) in turns.iter_mut().enumerate() {
+                work.fold(turn, path, row);
+            }
+            let last = turns.last().unwrap();
+            assert_eq!(last.carried_changes().len(), carried, "{format:?}");
+        }
+    }
+}
