@@ -496,6 +496,11 @@ impl Terminal<'_> {
         assert!(self.tmux(&["send-keys", "Enter"]).status.success());
     }
 
+    /// Press `key` (a tmux key name, such as `Escape`).
+    fn press(&self, key: &str) {
+        assert!(self.tmux(&["send-keys", key]).status.success());
+    }
+
     /// End the session with `/exit`, as a user does, and wait until the
     /// client is gone.
     fn exit(self) {
@@ -705,6 +710,73 @@ fn an_interactive_session_is_attended() {
         assert_eq!(rows[1]["changed"], false, "{rows:#?}");
         assert_eq!(rows[1]["hook_blocked"], false, "{rows:#?}");
         assert_eq!(w.check(&sessions[0])["verdict"], "allow");
+    });
+}
+
+/// The user presses Esc while the model answers the Write's result: no
+/// Stop fires for the interrupted turn, so the flag PostToolUse raised
+/// stays up, and the next prompt's Stop blocks for the change, though its
+/// own turn changed nothing. The scan and `check` say the same: the
+/// change is owed at that turn, and the interrupted turn is judged by
+/// nobody.
+#[test]
+fn an_interrupted_change_is_audited_at_the_next_stop_in_a_terminal() {
+    each_client(|client| {
+        let w = World::new("", |p| {
+            let go = p.parent().unwrap().join("go");
+            json!([
+                slowly(json!([
+                    text("Writing it."),
+                    write(&p.join("a.txt"), "hello\n")
+                ])),
+                // Held until the test has pressed Esc: its request is cut.
+                after(
+                    json!({"file": go, "holds": "go"}),
+                    json!([text("Done.")])
+                ),
+                slowly(json!([text("a.txt holds one line, hello.")])),
+                [text(AUDITED)]
+            ])
+        });
+        let Some(t) = w.terminal(client) else { return };
+        t.prompt("write a.txt");
+        t.until("the Write's PostToolUse", || {
+            w.debug_log().contains("post: Write changes files")
+        });
+        // The next request is out, and held.
+        std::thread::sleep(Duration::from_secs(1));
+        t.press("Escape");
+        t.until("the interrupt", || t.screen().contains("Interrupted"));
+        std::fs::write(w.dir.path().join("go"), "go").unwrap();
+        t.until("the held reply to go out", || {
+            w.mock.0.requests().iter().any(|r| r["wait"] == "held")
+        });
+        t.prompt("what is in a.txt?");
+        t.until("the second turn's end", || w.allowed() == 1);
+        t.exit();
+        let feedback = w.feedback(1);
+        assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
+        let rows = w.scan();
+        assert_eq!(rows.len(), 2, "{rows:#?}");
+        assert_eq!(rows[0]["kind"], "interrupted", "{rows:#?}");
+        assert_eq!(rows[0]["changed"], true, "{rows:#?}");
+        assert_eq!(rows[0]["findings"], json!([]), "{rows:#?}");
+        assert_eq!(rows[1]["kind"], "prompt", "{rows:#?}");
+        assert_eq!(rows[1]["changed"], true, "{rows:#?}");
+        assert_eq!(rows[1]["hook_blocks"], 1, "{rows:#?}");
+        assert_eq!(rows[1]["audit"], "present", "{rows:#?}");
+        assert_eq!(rows[1]["findings"], json!([]), "{rows:#?}");
+        let session = &w.transcripts()[0];
+        assert_eq!(w.check(session)["verdict"], "allow");
+        let first = Command::new(common::bin())
+            .args(["check", "--json", "--turn", "1"])
+            .arg(session)
+            .env("STOPGATE_CONFIG", w.dir.path().join("stopgate.toml"))
+            .output()
+            .unwrap();
+        let first: Value = serde_json::from_slice(&first.stdout).unwrap();
+        assert_eq!(first["verdict"], "allow", "{first}");
+        assert_eq!(first["kind"], "interrupted", "{first}");
     });
 }
 
