@@ -801,8 +801,22 @@ const LAUNCH_TOOLS: &[&str] = &["Task", "Agent"];
 /// look like a tool result. (An object typed `tool_result` nested off the
 /// block level still would; Claude Code writes none.)
 static TOOL_RESULT: Needle = Needle::new(b"\"type\":\"tool_result\"");
-/// A tool result that is an error, as Claude Code writes it.
-static FAILED: Needle = Needle::new(b"\"is_error\":true");
+/// The key and opening quote of a tool result's `tool_use_id`.
+const RESULT_ID_KEY: &[u8] = b"\"tool_use_id\":\"";
+static RESULT_ID: Needle = Needle::new(RESULT_ID_KEY);
+/// Whether a tool result line says its tool failed: `"is_error":true`,
+/// as Claude Code writes it, in its `message`. Claude Code writes the
+/// `toolUseResult` after the message, and it holds the bulk of a change's
+/// result (an Edit's whole file), so the search stops there.
+fn failed(line: &[u8]) -> bool {
+    static DETAILS: Needle = Needle::new(b"\"toolUseResult\"");
+    static FAILED: Needle = Needle::new(b"\"is_error\":true");
+    let message = match DETAILS.finder().find(line) {
+        Some(at) => &line[..at],
+        None => line,
+    };
+    FAILED.find(message)
+}
 static SUMMARY: Needle = Needle::new(b"\"stop_hook_summary\"");
 static LOCAL_COMMAND: Needle = Needle::new(b"\"local_command\"");
 static BLOCKING: Needle = Needle::new(b"\"hook_blocking_error\"");
@@ -904,6 +918,10 @@ pub struct TurnBuilder {
     /// Task or Agent tool uses of the open turn whose result has not named
     /// a subagent yet: only then are tool results worth parsing.
     unanswered_launches: usize,
+    /// The ids of the open turn's file-changing tool uses whose result
+    /// has not been met: only their results are worth a look for an error
+    /// ([`Turn::completed_changes`]).
+    unanswered_changes: Vec<String>,
     need: Need,
 }
 
@@ -917,6 +935,7 @@ impl TurnBuilder {
             started: false,
             next_index: first,
             unanswered_launches: 0,
+            unanswered_changes: vec![],
             need: Need::Turns,
         }
     }
@@ -945,7 +964,7 @@ impl TurnBuilder {
     /// taken for an assistant's only if it spells no `"user"`, `"system"`
     /// and `"hook_blocking_error"`: the records that start turns or count
     /// blocks must spell them.
-    pub(super) fn wants(&self, line: &[u8]) -> Want {
+    pub(super) fn wants(&mut self, line: &[u8]) -> Want {
         if self.need == Need::Changes {
             return if may_hold_change(line) { Want::Now } else { Want::Skip };
         }
@@ -956,7 +975,7 @@ impl TurnBuilder {
             // which is slower but gives the same answer.
             Some(b"user") => yes(self.unanswered_launches > 0
                 || !holds_tool_result(line)
-                || FAILED.find(line)),
+                || (self.answers_change(line) && failed(line))),
             Some(b"system") => {
                 yes(SUMMARY.find(line) || LOCAL_COMMAND.find(line))
             }
@@ -968,6 +987,28 @@ impl TurnBuilder {
             }
             None => self.text_only(line, Sure::Unsure),
             Some(_) => Want::Skip,
+        }
+    }
+
+    /// Whether a tool result line answers one of the open turn's
+    /// file-changing tool uses: its result's `tool_use_id`, which Claude
+    /// Code writes in the line's head, one result to a line, is one of
+    /// theirs. Each is looked for until met.
+    fn answers_change(&mut self, line: &[u8]) -> bool {
+        if self.unanswered_changes.is_empty() {
+            return false;
+        }
+        let head = &line[..line.len().min(4096)];
+        let Some(at) = RESULT_ID.finder().find(head) else { return false };
+        let rest = &head[at + RESULT_ID_KEY.len()..];
+        let Some(end) = memchr::memchr(b'"', rest) else { return false };
+        let id = &rest[..end];
+        match self.unanswered_changes.iter().position(|u| u.as_bytes() == id) {
+            Some(i) => {
+                self.unanswered_changes.swap_remove(i);
+                true
+            }
+            None => false,
         }
     }
 
@@ -1095,6 +1136,7 @@ impl TurnBuilder {
     ) -> Option<Turn> {
         let done = self.take();
         self.unanswered_launches = 0;
+        self.unanswered_changes.clear();
         self.started = true;
         self.open.kind = kind;
         self.open.index = self.next_index;
@@ -1184,16 +1226,18 @@ impl TurnBuilder {
                 if LAUNCH_TOOLS.contains(&name) {
                     self.unanswered_launches += 1;
                 }
-                t.tool_uses.push(
-                    ToolCall::from_input(
-                        u.id(),
-                        name,
-                        u.input(),
-                        pos.offset,
-                        i,
-                    )
-                    .made_at(rec.timestamp()),
-                );
+                let call = ToolCall::from_input(
+                    u.id(),
+                    name,
+                    u.input(),
+                    pos.offset,
+                    i,
+                )
+                .made_at(rec.timestamp());
+                if let (Some(_), Some(id)) = (call.change(), call.id()) {
+                    self.unanswered_changes.push(id.to_string());
+                }
+                t.tool_uses.push(call);
             }
         }
         if t.tool_uses.len() > tools {
@@ -1648,6 +1692,42 @@ mod turn_builder_example {
         assert_eq!(turns[0].final_text(), Some("Added."));
         assert_eq!(turns[0].final_text_line(), Some(3));
         assert_eq!(turns[1].index(), 2);
+    }
+}
+
+#[cfg(test)]
+mod failed_result_tests {
+    use super::failed;
+
+    #[test]
+    fn only_the_messages_is_error_counts() {
+        let cases: [(&str, bool); 5] = [
+            (
+                r#"{"message":{"content":[{"tool_use_id":"a","type":"tool_result","content":"no","is_error":true}]},"toolUseResult":"Error: no"}"#,
+                true,
+            ),
+            (
+                r#"{"message":{"content":[{"tool_use_id":"a","type":"tool_result","content":"no","is_error":true}]}}"#,
+                true,
+            ),
+            (
+                r#"{"message":{"content":[{"tool_use_id":"a","type":"tool_result","content":"ok","is_error":false}]},"toolUseResult":{}}"#,
+                false,
+            ),
+            // What comes after the message is the tool's own output.
+            (
+                r#"{"message":{"content":[{"tool_use_id":"a","type":"tool_result","content":"ok"}]},"toolUseResult":{"x":{"is_error":true}}}"#,
+                false,
+            ),
+            // Inside a string, the key's quotes are escaped.
+            (
+                r#"{"message":{"content":[{"tool_use_id":"a","type":"tool_result","content":"grep \"is_error\":true"}]}}"#,
+                false,
+            ),
+        ];
+        for (line, want) in cases {
+            assert_eq!(failed(line.as_bytes()), want, "{line}");
+        }
     }
 }
 
