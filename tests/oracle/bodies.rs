@@ -62,15 +62,26 @@ pub fn record_parse(data: &[u8]) {
             .flatten()
             .filter(|b| b.is_object());
         for (got, want) in rec.content().blocks().iter().zip(objects) {
-            if let stopgate::internals::Block::ToolUse(u) = got {
-                let null = serde_json::Value::Null;
-                let input = want.get("input").unwrap_or(&null);
-                assert_eq!(
-                    u.input(),
-                    &stopgate::internals::ShellInput::of_value(input),
-                    "tool input of {:?}",
-                    String::from_utf8_lossy(data)
-                );
+            match got {
+                stopgate::internals::Block::ToolUse(u) => {
+                    let null = serde_json::Value::Null;
+                    let input = want.get("input").unwrap_or(&null);
+                    assert_eq!(
+                        u.input(),
+                        &stopgate::internals::ShellInput::of_value(input),
+                        "tool input of {:?}",
+                        String::from_utf8_lossy(data)
+                    );
+                }
+                // A tool result: whose, and whether it failed.
+                stopgate::internals::Block::ToolResult(r) => {
+                    let id = want.get("tool_use_id").and_then(|x| x.as_str());
+                    let failed =
+                        want.get("is_error").and_then(|x| x.as_bool());
+                    assert_eq!(r.tool_use_id(), id);
+                    assert_eq!(r.is_error(), failed == Some(true));
+                }
+                _ => {}
             }
         }
     }
