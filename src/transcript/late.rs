@@ -1,5 +1,6 @@
-//! Whose turn a subagent's file change is, when the subagent ran in the
-//! background.
+//! Whose turn a file change is, when the Stop that first sees it is not
+//! its own turn's: a background subagent's change, and an interrupted
+//! turn's.
 //!
 //! A subagent's work belongs to the turn that launched it
 //! ([`Turn::resolve_subagents`]). That is the whole answer when the
@@ -23,6 +24,16 @@
 //! first) was seen by no Stop: it stays the launching turn's, which gets
 //! it back once the file has ended. A change or a turn whose time is not in the form
 //! Claude Code writes stays where it was launched, as before.
+//!
+//! No Stop fires when the user interrupts Claude Code (nor for a local
+//! command), so PostToolUse's flag stays raised over an interrupted turn,
+//! and the next Stop blocks for its changes, whatever that turn itself
+//! did. So an interrupted turn's changes are carried to the next turn that
+//! ends in a Stop ([`Turn::carry`]); the interrupted turn keeps them too,
+//! though no finding applies to it. Only tool uses that ran to the end
+//! are carried: Claude Code runs no PostToolUse for one the user declined
+//! or that failed (`is_error`). Codex CLI's aborted turns are not carried:
+//! whether its flag outlives an abort has not been seen.
 
 use std::path::Path;
 

@@ -219,8 +219,14 @@ impl Turn {
     }
 
     /// The file changes of earlier turns that ended in no Stop (the user
-    /// interrupted them), which this turn's Stop is the first to see:
-    /// see [`Turn::carry`].
+    /// interrupted them), which this turn's Stop is the first to see.
+    ///
+    /// No Stop fires when the user interrupts Claude Code, so the flag
+    /// PostToolUse raised stays up, and the next Stop judges the change,
+    /// whatever its own turn did. Only tool uses that ran to the end are
+    /// carried (not one the user declined, or that failed), and only in
+    /// Claude Code transcripts read whole ([`Transcript::turns_with_subagents`]
+    /// and the archive scan); a turn read alone carries nothing.
     pub fn carried_changes(&self) -> &[ToolCall] {
         &self.carried
     }
