@@ -417,6 +417,15 @@ impl World {
     /// Start `client` interactively and wait for its prompt; `None`, with
     /// a notice, where tmux is missing.
     fn terminal(&self, client: &Client) -> Option<Terminal<'_>> {
+        self.terminal_with(client, CLIENT_ARGS)
+    }
+
+    /// [`World::terminal`], with the client's arguments `args`.
+    fn terminal_with(
+        &self,
+        client: &Client,
+        args: &[&str],
+    ) -> Option<Terminal<'_>> {
         if !have("tmux", "-V") {
             let _ = writeln!(
                 std::io::stderr(),
@@ -430,7 +439,7 @@ impl World {
             .arg(&socket)
             .args(["new-session", "-d", "-x", "160", "-y", "50", "--"])
             .arg(&client.bin)
-            .args(CLIENT_ARGS);
+            .args(args);
         let out = self
             .client_env(&mut cmd)
             .env("TERM", "xterm-256color")
@@ -442,8 +451,10 @@ impl World {
             String::from_utf8_lossy(&out.stderr)
         );
         let t = Terminal { world: self, socket };
-        // The status line under the input box.
-        t.until("the client's prompt", || t.screen().contains("accept edits"));
+        // The input box.
+        t.until("the client's prompt", || {
+            t.screen().lines().any(|l| l.starts_with('❯'))
+        });
         Some(t)
     }
 
@@ -777,6 +788,50 @@ fn an_interrupted_change_is_audited_at_the_next_stop_in_a_terminal() {
         let first: Value = serde_json::from_slice(&first.stdout).unwrap();
         assert_eq!(first["verdict"], "allow", "{first}");
         assert_eq!(first["kind"], "interrupted", "{first}");
+    });
+}
+
+/// Asked to approve a Write, the user declines it (Esc): the tool never
+/// ran, and Claude Code runs no PostToolUse for it, so the next prompt's
+/// Stop has no change to judge. The scan does not carry the declined
+/// Write to that turn either.
+#[test]
+fn a_declined_write_is_nobodys_change_in_a_terminal() {
+    each_client(|client| {
+        let w = World::new("", |p| {
+            json!([
+                slowly(json!([
+                    text("Writing it."),
+                    write(&p.join("a.txt"), "hello\n")
+                ])),
+                slowly(json!([text("OK, I left a.txt alone.")]))
+            ])
+        });
+        // The default permission mode: the client asks before a Write.
+        let args = ["--model", "claude-sonnet-4-5"];
+        let Some(t) = w.terminal_with(client, &args) else { return };
+        t.prompt("write a.txt");
+        t.until("the question", || {
+            t.screen().contains("Do you want to create")
+        });
+        t.press("Escape");
+        t.until("the decline", || {
+            t.screen().to_lowercase().contains("rejected")
+        });
+        t.prompt("never mind");
+        t.until("the second turn's end", || w.allowed() == 1);
+        t.exit();
+        assert!(!w.project().join("a.txt").exists());
+        w.feedback(0);
+        let log = w.debug_log();
+        assert!(!log.contains("post:"), "{log}");
+        assert!(log.contains("changed=false"), "{log}");
+        let rows = w.scan();
+        assert_eq!(rows.len(), 2, "{rows:#?}");
+        assert_eq!(rows[0]["kind"], "interrupted", "{rows:#?}");
+        assert_eq!(rows[1]["changed"], false, "{rows:#?}");
+        assert_eq!(rows[1]["findings"], json!([]), "{rows:#?}");
+        assert_eq!(w.check(&w.transcripts()[0])["verdict"], "allow");
     });
 }
 
