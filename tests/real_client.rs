@@ -346,10 +346,20 @@ impl World {
             .unwrap_or_default()
     }
 
-    fn count(&self, key: &str) -> u32 {
+    /// The blocks counted against the cap for the session of
+    /// `transcript` (its state key is the file's stem).
+    fn count(&self, transcript: &Path) -> u32 {
+        let key = transcript.file_stem().unwrap().to_string_lossy();
         std::fs::read_to_string(self.state().join(format!("{key}.count")))
             .map(|s| s.trim().parse().unwrap())
             .unwrap_or(0)
+    }
+
+    /// The one session transcript the client wrote.
+    fn only_session(&self) -> PathBuf {
+        let sessions = self.transcripts();
+        assert_eq!(sessions.len(), 1, "{sessions:?}");
+        sessions.into_iter().next().unwrap()
     }
 
     /// The session transcripts the client wrote (main files).
@@ -557,10 +567,7 @@ fn write_then_done_blocks_once_then_the_audit_passes() {
         assert_eq!(w.ask(client, "write a.txt", &[]), AUDITED);
         let feedback = w.feedback(1);
         assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
-        let sessions = w.transcripts();
-        assert_eq!(sessions.len(), 1);
-        let session =
-            sessions[0].file_stem().unwrap().to_string_lossy().to_string();
+        let session = w.only_session();
         assert_eq!(w.count(&session), 1);
         // The transcript: one change turn, blocked once, audited at the end.
         let rows = w.scan();
@@ -570,7 +577,7 @@ fn write_then_done_blocks_once_then_the_audit_passes() {
         assert_eq!(rows[0]["hook_blocks"], 1);
         assert_eq!(rows[0]["audit"], "present");
         assert_eq!(rows[0]["findings"], json!([]));
-        assert_eq!(w.check(&sessions[0])["verdict"], "allow");
+        assert_eq!(w.check(&session)["verdict"], "allow");
     });
 }
 
@@ -654,10 +661,7 @@ fn the_cap_holds_across_prompts() {
         );
         w.feedback(2);
         let sessions = w.transcripts();
-        let counts: Vec<u32> = sessions
-            .iter()
-            .map(|s| w.count(&s.file_stem().unwrap().to_string_lossy()))
-            .collect();
+        let counts: Vec<u32> = sessions.iter().map(|s| w.count(s)).collect();
         assert_eq!(counts.iter().sum::<u32>(), 2, "{counts:?}");
     });
 }
@@ -704,10 +708,7 @@ fn an_interactive_session_is_attended() {
         let feedback = w.feedback(1);
         assert!(feedback[0].contains("no self-audit"), "{}", feedback[0]);
         assert!(!w.debug_log().contains("unattended"), "{}", w.debug_log());
-        let sessions = w.transcripts();
-        assert_eq!(sessions.len(), 1);
-        let session =
-            sessions[0].file_stem().unwrap().to_string_lossy().to_string();
+        let session = w.only_session();
         assert_eq!(w.count(&session), 1);
         let rows = w.scan();
         assert_eq!(rows.len(), 2, "{rows:#?}");
@@ -720,7 +721,7 @@ fn an_interactive_session_is_attended() {
         assert_eq!(rows[0]["audit"], "present", "{rows:#?}");
         assert_eq!(rows[1]["changed"], false, "{rows:#?}");
         assert_eq!(rows[1]["hook_blocked"], false, "{rows:#?}");
-        assert_eq!(w.check(&sessions[0])["verdict"], "allow");
+        assert_eq!(w.check(&session)["verdict"], "allow");
     });
 }
 
