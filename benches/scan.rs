@@ -15,7 +15,7 @@ use criterion::{
 };
 use stopgate::archive::{scan_file, ScanOptions};
 use stopgate::config::Config;
-use stopgate::Gates;
+use stopgate::Judge;
 
 #[path = "support/gen.rs"]
 mod gen;
@@ -40,7 +40,7 @@ fn scan(c: &mut Criterion) {
     let size: u64 = if measuring { 100 << 20 } else { 1 << 20 };
     let path = gen::cached(size);
     let bytes = std::fs::metadata(&path).unwrap().len();
-    let gates = Gates::new_for_bulk(&Config::default()).unwrap();
+    let gates = Judge::for_bulk(&Config::default()).unwrap();
     let options = ScanOptions::default();
     let mut group = c.benchmark_group("scan");
     group.throughput(Throughput::Bytes(bytes));

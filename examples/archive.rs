@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use stopgate::archive::{self, ScanOptions};
-use stopgate::{Config, Gates};
+use stopgate::{Config, Judge};
 
 fn main() -> ExitCode {
     let paths: Vec<PathBuf> =
@@ -30,14 +30,13 @@ fn main() -> ExitCode {
 
 fn run(paths: &[PathBuf]) -> Result<(), stopgate::Error> {
     let config = Config::default();
-    let gates = Gates::new_for_bulk(&config)?;
-    let mut options = ScanOptions::default();
-    options.skip_entrypoints = config.skip_entrypoints.clone();
+    let judge = Judge::for_bulk(&config)?;
+    let options = ScanOptions::default();
     let walked = archive::walk(paths, None)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let reports = archive::scan_files(
         &walked.files,
-        &gates,
+        &judge,
         &options,
         threads,
         &|_| {},

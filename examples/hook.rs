@@ -11,7 +11,7 @@
 //! it shows the calls, not the edges. Whatever goes wrong, it allows.
 
 use stopgate::hook::{self, Decision, Event, HookEnv, HookInput, StateDir};
-use stopgate::{Config, Gates};
+use stopgate::{Config, Judge};
 
 fn main() {
     let Some(input) = HookInput::read(std::io::stdin().lock()) else {
@@ -27,9 +27,9 @@ fn main() {
         hook::post_tool_use(&input, &state, config.gate_subagents);
         return;
     }
-    let Ok(gates) = Gates::new(&config) else { return };
+    let Ok(judge) = Judge::new(&config) else { return };
     let env = HookEnv::new(input.agent(), None);
-    let outcome = hook::stop(&input, event, &config, &gates, &state, &env);
+    let outcome = hook::stop(&input, event, &judge, &state, &env);
     if let Decision::Block { message, .. } = outcome.decision {
         let block =
             serde_json::json!({"decision": "block", "reason": message});

@@ -116,6 +116,7 @@ pub mod hook;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod internals;
+pub mod judge;
 mod keywords;
 mod transcript;
 
@@ -126,6 +127,7 @@ pub use crate::gates::{
     text_hash, AuditStatus, Block, Facts, Gates, Nag, PlainAudit, Rule,
     SessionView, Verdict,
 };
+pub use crate::judge::Judge;
 pub use crate::keywords::{KeywordMatch, KeywordSet, KeywordSetBuilder};
 pub use crate::transcript::{
     Chain, FinalMessage, FinalText, Format, Prompt, StopBlocks, ToolCall,

@@ -830,6 +830,8 @@ fn a_declined_write_is_nobodys_change_in_a_terminal() {
         let rows = w.scan();
         assert_eq!(rows.len(), 2, "{rows:#?}");
         assert_eq!(rows[0]["kind"], "interrupted", "{rows:#?}");
+        // The declined Write changed nothing, in its own turn either.
+        assert_eq!(rows[0]["changed"], false, "{rows:#?}");
         assert_eq!(rows[1]["changed"], false, "{rows:#?}");
         assert_eq!(rows[1]["findings"], json!([]), "{rows:#?}");
         assert_eq!(w.check(&w.transcripts()[0])["verdict"], "allow");
@@ -1057,6 +1059,21 @@ fn gate_subagents_blocks_the_subagent_itself() {
             })
             .count();
         assert_eq!(agent_counts, 1, "the block counted against the subagent");
+        // Offline, the one judge says what the hook said: the main turn
+        // does not answer for the subagent's Write, and the subagent's own
+        // file, judged as its SubagentStop is, ends audited.
+        assert_eq!(w.check(&w.transcripts()[0])["verdict"], "allow");
+        let rows = w.scan();
+        assert!(rows.iter().all(|r| r["findings"] == json!([])), "{rows:#?}");
+        let is_subagent = |r: &&Value| {
+            r["file"].as_str().is_some_and(|f| f.contains("/subagents/"))
+        };
+        let main: Vec<&Value> =
+            rows.iter().filter(|r| !is_subagent(r)).collect();
+        assert!(main.iter().all(|r| r["changed"] == false), "{rows:#?}");
+        let sub = rows.iter().find(is_subagent).expect("the subagent's row");
+        assert_eq!(sub["changed"], true, "{rows:#?}");
+        assert_eq!(sub["audit"], "present", "{rows:#?}");
     });
 }
 

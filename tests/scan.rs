@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 
 use stopgate::archive::{scan_file, scan_reader, FileReport, ScanOptions};
 use stopgate::config::Config;
-use stopgate::Gates;
+use stopgate::Judge;
 
 mod common;
 
@@ -100,7 +100,7 @@ fn fixtures_match_the_expected_jsonl_on_every_thread_count_and_chunk() {
 /// system calls.)
 #[test]
 fn every_chunk_size_gives_the_same_report() {
-    let gates = Gates::new(&Config::default()).unwrap();
+    let gates = Judge::new(&Config::default()).unwrap();
     for path in fixture_files() {
         let bytes = std::fs::read(&path).unwrap();
         let base = scan_reader(
@@ -157,7 +157,7 @@ fn real_corpus_scans_without_errors() {
 
 #[test]
 fn cut_and_growing_files() {
-    let gates = Gates::new(&Config::default()).unwrap();
+    let gates = Judge::new(&Config::default()).unwrap();
     let full =
         std::fs::read(root().join("fixtures/transcripts/gate_findings.jsonl"))
             .unwrap();
@@ -740,7 +740,10 @@ fn a_long_first_line_does_not_decide_the_format() {
 /// entrypoint, with `sdk-cli` sessions skipped as unattended.
 #[test]
 fn the_entrypoint_streamed_is_the_one_the_head_read_gives() {
-    let gates = Gates::new(&Config::default()).unwrap();
+    let gates = Judge::new(&Config::default()).unwrap();
+    let mut everyone = Config::default();
+    everyone.skip_entrypoints = vec![];
+    let attending = Judge::new(&everyone).unwrap();
     let dir = tempfile::tempdir().unwrap();
     // A turn that ends before the line naming the entrypoint has streamed
     // past the first window: it waits for the answer.
@@ -782,7 +785,6 @@ fn the_entrypoint_streamed_is_the_one_the_head_read_gives() {
         for chunk in [1 << 18, 4096, 7] {
             let mut opts = ScanOptions::default();
             opts.chunk_size = chunk;
-            opts.skip_entrypoints = vec!["sdk-cli".to_string()];
             if chunk == 7 && std::fs::metadata(&path).unwrap().len() > 1 << 20
             {
                 continue;
@@ -799,22 +801,18 @@ fn the_entrypoint_streamed_is_the_one_the_head_read_gives() {
             assert_eq!(got, want, "{} at chunk {chunk}", path.display());
         }
     }
-    let report = scan_file(&late, &gates, &{
-        let mut opts = ScanOptions::default();
-        opts.skip_entrypoints = vec!["sdk-cli".to_string()];
-        opts
-    });
+    let report = scan_file(&late, &gates, &ScanOptions::default());
     assert_eq!(report.entrypoint.as_deref(), Some("sdk-cli"));
     assert_eq!(report.turns.len(), 2, "{report:#?}");
     assert!(report.turns.iter().all(|t| t.changed && t.findings.is_empty()));
-    let attended = scan_file(&late, &gates, &ScanOptions::default());
+    let attended = scan_file(&late, &attending, &ScanOptions::default());
     assert!(attended.turns.iter().all(|t| !t.findings.is_empty()));
 }
 
 /// The scan's rows of `file`, checked against `stopgate check --turn N`
 /// on each: it blocks exactly the turns the scan has a finding on.
 fn scan_and_check(file: &Path) -> Vec<stopgate::archive::TurnReport> {
-    let gates = Gates::new(&Config::default()).unwrap();
+    let gates = Judge::new(&Config::default()).unwrap();
     let report = scan_file(file, &gates, &ScanOptions::default());
     assert!(report.error.is_none(), "{:?}", report.error);
     for row in &report.turns {
@@ -1085,13 +1083,20 @@ fn an_interrupted_turns_change_is_judged_at_the_next_stop() {
             .collect()
     }
 
-    let interrupted = (1, "interrupted".to_string(), true, false);
+    // A Write the user declined changed nothing: not its own turn, and
+    // nothing is carried.
     assert_eq!(
         rows(true),
-        [interrupted.clone(), (2, "prompt".to_string(), true, true)]
+        [
+            (1, "interrupted".to_string(), true, false),
+            (2, "prompt".to_string(), true, true)
+        ]
     );
     assert_eq!(
         rows(false),
-        [interrupted, (2, "prompt".to_string(), false, false)]
+        [
+            (1, "interrupted".to_string(), false, false),
+            (2, "prompt".to_string(), false, false)
+        ]
     );
 }

@@ -2,13 +2,20 @@
 //! the same turn, over every fixture and every file of the real corpus
 //! (when `../shared/corpus` is there): Claude Code's, and the Codex CLI
 //! rollouts and Gemini CLI logs, whose last turn reaches the hook with
-//! that agent's own Stop input.
+//! that agent's own Stop input; and they do under every configuration
+//! switch that changes a verdict ([`CONFIGS`]).
 //!
 //! * The last turn of each file goes through all three as a user runs
-//!   them: the `stopgate hook` binary on a Stop input (its debug log names
-//!   the gate and rule), `stopgate check --json`, and the scan's report.
+//!   them: the `stopgate hook` binary on the client's PostToolUse inputs
+//!   for the turn's file changes and then its Stop input (its debug log
+//!   names the gate and rule), `stopgate check --json`, and the scan's
+//!   report, each with the same `--config`.
 //! * Every turn goes through `check`'s library path (the whole file read
-//!   forward, turn N picked) and the scan's, which must agree row by row.
+//!   forward as the judge reads it, turn N picked) and the scan's, which
+//!   must agree row by row.
+//! * With `gate_subagents`, each subagent's file is judged at its own
+//!   SubagentStop, by the hook and `check` on that file, and by the scan's
+//!   rows for it.
 //!
 //! A turn that did not end in a Stop the agent chose (interrupted, a local
 //! command) gets no findings from the scan, and no Stop fires for it, so
@@ -24,28 +31,50 @@ use std::process::Command;
 use stopgate::archive::{report_turn, scan_file, Finding, ScanOptions};
 use stopgate::config::Config;
 use stopgate::Transcript;
-use stopgate::{Chain, Format, ToolCall};
-use stopgate::{Facts, Gates, SessionView};
+use stopgate::{Facts, Judge, SessionView};
+use stopgate::{Format, Turn};
 
-const BIN: &str = env!("CARGO_BIN_EXE_stopgate");
+mod common;
+
+/// The binary under test (`$STOPGATE_TEST_BIN`, else Cargo's), so that the
+/// agreement can be tried on another build.
+fn bin() -> std::ffi::OsString {
+    common::bin()
+}
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Main transcript files (not subagents') under `dir`.
-fn main_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every switch of the configuration that changes a verdict, one at a
+/// time: (name, `stopgate.toml`).
+const CONFIGS: &[(&str, &str)] = &[
+    ("default", ""),
+    ("transcript_changes = false", "transcript_changes = false\n"),
+    ("gate_subagents = true", "gate_subagents = true\n"),
+    ("skip_entrypoints = []", "skip_entrypoints = []\n"),
+    ("plain_judge = grammar", "[audit]\nplain_judge = \"grammar\"\n"),
+    ("audit cap 0, ownership first", "order = [\"audit\", \"hollow\", \"ownership\", \"reverify\"]\n[audit]\ncap = 0\n"),
+];
+
+/// Transcript files under `dir`, subagents' files included when
+/// `subagents`.
+fn jsonl_files(dir: &Path, subagents: bool, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
         let p = entry.path();
         if p.is_dir() {
-            if p.file_name().is_some_and(|n| n != "subagents") {
-                main_files(&p, out);
+            if subagents || p.file_name().is_some_and(|n| n != "subagents") {
+                jsonl_files(&p, subagents, out);
             }
         } else if p.extension().is_some_and(|e| e == "jsonl") {
             out.push(p);
         }
     }
+}
+
+fn main_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    jsonl_files(dir, false, out)
 }
 
 fn files() -> Vec<PathBuf> {
@@ -73,43 +102,77 @@ fn finding_name(gate: &str, rule: &str) -> Said {
     format!("{gate}/{rule}")
 }
 
-/// What the hook binary decides at a Stop on `path`, from its debug log.
-/// The Stop input is the agent's own: Codex CLI sends `turn_id` and
-/// `model` (and a null final message here, so the rollout's is read),
-/// Gemini CLI's event is `AfterAgent`.
-fn hook_says(path: &Path, agent: Format, carried: &[ToolCall]) -> Said {
+/// A Stop, as the hook binary gets it: the transcript, the agent, the
+/// configuration, and the subagent whose Stop it is, if it is one's.
+struct StopCase<'a> {
+    path: &'a Path,
+    agent: Format,
+    config: &'a Path,
+    subagent: Option<&'a str>,
+}
+
+/// What the hook binary decides at a Stop on the case's transcript, from
+/// its debug log, after the client's PostToolUse inputs for `turn`'s file
+/// changes (a subagent's carry its `agent_id`). The Stop input is the
+/// agent's own: Codex CLI sends `turn_id` and `model` (and a null final
+/// message here, so the rollout's is read), Gemini CLI's events are
+/// `AfterTool` and `AfterAgent`.
+fn hook_says(case: &StopCase<'_>, turn: &Turn) -> Said {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
-    // The changes of an interrupted turn before this one: no Stop saw
-    // them, so the flag their PostToolUse raised is still up.
-    for call in carried {
-        let post = serde_json::json!({
-            "session_id": "agree", "transcript_path": path, "cwd": "/tmp",
-            "hook_event_name": "PostToolUse", "tool_name": call.name(),
-            "tool_input": {"command": call.command()},
-            "tool_use_id": call.id(),
+    let base = |event: &str| {
+        let mut v = serde_json::json!({
+            "session_id": "agree", "transcript_path": case.path, "cwd": "/tmp",
+            "hook_event_name": event,
         });
-        let out = run_hook(dir.path(), &post);
+        match case.agent {
+            Format::Claude => {}
+            Format::Codex => {
+                v["turn_id"] = "t".into();
+                v["model"] = "m".into();
+            }
+            Format::Gemini => {}
+        }
+        v
+    };
+    let post = match case.agent {
+        Format::Gemini => "AfterTool",
+        _ => "PostToolUse",
+    };
+    for call in turn.changes() {
+        let mut input = base(post);
+        input["tool_name"] = call.name().into();
+        input["tool_input"] = serde_json::json!({"command": call.command()});
+        input["tool_use_id"] = call.id().into();
+        let by_subagent =
+            turn.subagent_changes().iter().any(|c| c.key() == call.key());
+        if let Some(agent) = case.subagent {
+            input["agent_id"] = agent.into();
+        } else if by_subagent {
+            input["agent_id"] = "a-sub".into();
+        }
+        let out = run_hook(dir.path(), case.config, &input);
         assert_eq!(out.status.code(), Some(0));
     }
-    let mut input = serde_json::json!({
-        "session_id": "agree", "transcript_path": path, "cwd": "/tmp",
-        "hook_event_name": "Stop", "stop_hook_active": false,
-    });
-    match agent {
-        Format::Claude => {}
-        Format::Codex => {
-            input["turn_id"] = "t".into();
-            input["model"] = "m".into();
-            input["last_assistant_message"] = serde_json::Value::Null;
+    let mut input = match (case.subagent, case.agent) {
+        (Some(agent), _) => {
+            let mut v = base("SubagentStop");
+            v["agent_id"] = agent.into();
+            v["agent_transcript_path"] = case.path.to_str().unwrap().into();
+            v
         }
-        Format::Gemini => input["hook_event_name"] = "AfterAgent".into(),
+        (None, Format::Gemini) => base("AfterAgent"),
+        (None, _) => base("Stop"),
+    };
+    input["stop_hook_active"] = false.into();
+    if case.agent == Format::Codex {
+        input["last_assistant_message"] = serde_json::Value::Null;
     }
-    let out = run_hook(dir.path(), &input);
+    let out = run_hook(dir.path(), case.config, &input);
     let log = std::fs::read_to_string(state.join("debug.log")).unwrap();
     let last = log.lines().last().unwrap_or_default();
     // Codex and Gemini get their block as JSON on stdout, with exit 0.
-    let blocked = match agent {
+    let blocked = match case.agent {
         Format::Claude => out.status.code() == Some(2),
         _ => !out.stdout.is_empty(),
     };
@@ -127,10 +190,17 @@ fn hook_says(path: &Path, agent: Format, carried: &[ToolCall]) -> Said {
     finding_name(&gate.to_lowercase(), &snake_case(rule))
 }
 
-/// Run `stopgate hook` on `input`, with its state and home in `dir`.
-fn run_hook(dir: &Path, input: &serde_json::Value) -> std::process::Output {
-    let mut child = Command::new(BIN)
+/// Run `stopgate hook --config CONFIG` on `input`, with its state and home
+/// in `dir`.
+fn run_hook(
+    dir: &Path,
+    config: &Path,
+    input: &serde_json::Value,
+) -> std::process::Output {
+    let mut child = Command::new(bin())
         .arg("hook")
+        .arg("--config")
+        .arg(config)
         .env("HOME", dir)
         .env("STOPGATE_STATE_DIR", dir.join("state"))
         .env("STOPGATE_DEBUG", "1")
@@ -164,9 +234,9 @@ fn snake_case(camel: &str) -> String {
     out
 }
 
-fn check_says(path: &Path, turn: Option<usize>) -> Said {
-    let mut cmd = Command::new(BIN);
-    cmd.arg("check").arg("--json");
+fn check_says(path: &Path, config: &Path, turn: Option<usize>) -> Said {
+    let mut cmd = Command::new(bin());
+    cmd.arg("check").arg("--json").arg("--config").arg(config);
     if let Some(n) = turn {
         cmd.arg("--turn").arg(n.to_string());
     }
@@ -198,17 +268,33 @@ fn gate_of(f: Finding) -> &'static str {
     }
 }
 
-#[test]
-fn hook_check_and_scan_agree() {
-    let config = Config::default();
-    let gates = Gates::new(&config).unwrap();
-    let mut options = ScanOptions::default();
-    options.skip_entrypoints = config.skip_entrypoints.clone();
-    let mut turns_compared = 0;
-    let mut last_turns_compared = 0;
-    for path in files() {
-        let report = scan_file(&path, &gates, &options);
-        assert!(report.error.is_none(), "{}", path.display());
+/// How many turns and last turns one configuration compared.
+#[derive(Default)]
+struct Compared {
+    turns: usize,
+    last_turns: usize,
+    blocked: usize,
+}
+
+/// Compare the three on every file under one configuration.
+fn agree_under(name: &str, toml: &str, dir: &Path) -> Compared {
+    let config_path = dir.join(format!(
+        "{}.toml",
+        name.replace([' ', '=', ',', '[', ']'], "_")
+    ));
+    std::fs::write(&config_path, toml).unwrap();
+    let config = Config::from_toml(toml).unwrap();
+    let judge = Judge::new(&config).unwrap();
+    let options = ScanOptions::default();
+    let mut compared = Compared::default();
+    let mut paths = files();
+    if config.gate_subagents {
+        paths.extend(subagent_files());
+    }
+    for path in paths {
+        let at = format!("[{name}] {}", path.display());
+        let report = scan_file(&path, &judge, &options);
+        assert!(report.error.is_none(), "{at}");
         // The scan's verdict on a turn is its first finding, in gate
         // order: the one the hook, under its cap, would block with.
         let scan_says = |i: usize| -> Said {
@@ -220,15 +306,14 @@ fn hook_check_and_scan_agree() {
 
         // Every turn: check's library path against the scan's row.
         let t = Transcript::read(&path).unwrap();
-        let unattended =
-            t.entrypoint().is_some_and(|e| config.skips_entrypoint(&e));
-        let turns = t.turns_with_subagents(Chain::Main, &path);
-        assert_eq!(turns.len(), report.turns.len(), "{}", path.display());
+        let unattended = judge.skips(t.entrypoint().as_deref());
+        let turns = judge.turns(&t, &path);
+        assert_eq!(turns.len(), report.turns.len(), "{at}");
         for (i, turn) in turns.iter().enumerate() {
-            let row = report_turn(turn, &gates, unattended);
-            assert_eq!(row, report.turns[i], "{} turn {i}", path.display());
+            let row = report_turn(turn, &judge, unattended);
+            assert_eq!(row, report.turns[i], "{at} turn {i}");
             if turn.kind().ends_in_stop() && !unattended {
-                let verdict = gates
+                let verdict = judge
                     .evaluate(&Facts::of_turn(turn), &SessionView::default());
                 let said = match verdict.block() {
                     Some(b) => {
@@ -236,9 +321,9 @@ fn hook_check_and_scan_agree() {
                     }
                     None => "allow".to_string(),
                 };
-                assert_eq!(said, scan_says(i), "{} turn {i}", path.display());
+                assert_eq!(said, scan_says(i), "{at} turn {i}");
             }
-            turns_compared += 1;
+            compared.turns += 1;
         }
 
         // The last turn: the three binaries' paths.
@@ -247,34 +332,60 @@ fn hook_check_and_scan_agree() {
             continue;
         }
         let scan = scan_says(report.turns.len() - 1);
+        let case = StopCase {
+            path: &path,
+            agent: t.format(),
+            config: &config_path,
+            subagent: report.subagent.then_some("a-sub"),
+        };
         assert_eq!(
-            hook_says(
-                &path,
-                t.format(),
-                turns.last().unwrap().carried_changes()
-            ),
+            hook_says(&case, turns.last().unwrap()),
             scan,
-            "hook vs scan: {}",
-            path.display()
+            "hook vs scan: {at}"
         );
         assert_eq!(
-            check_says(&path, None),
+            check_says(&path, &config_path, None),
             scan,
-            "check vs scan: {}",
-            path.display()
+            "check vs scan: {at}"
         );
         if last.turn > 0 {
             assert_eq!(
-                check_says(&path, Some(last.turn)),
+                check_says(&path, &config_path, Some(last.turn)),
                 scan,
-                "check --turn vs scan: {}",
-                path.display()
+                "check --turn vs scan: {at}"
             );
         }
-        last_turns_compared += 1;
+        compared.last_turns += 1;
+        compared.blocked += usize::from(scan != "allow");
     }
-    eprintln!(
-        "verdicts agree: {turns_compared} turns, {last_turns_compared} last turns through all three binaries"
-    );
-    assert!(last_turns_compared > 10);
+    compared
+}
+
+/// Subagents' files under the fixtures and the corpus.
+fn subagent_files() -> Vec<PathBuf> {
+    let mut all = vec![];
+    jsonl_files(&root().join("fixtures/transcripts"), true, &mut all);
+    jsonl_files(&root().join("../shared/corpus/spotter"), true, &mut all);
+    all.retain(|p| {
+        p.parent()
+            .and_then(|d| d.file_name())
+            .is_some_and(|n| n == "subagents")
+    });
+    all.sort();
+    all
+}
+
+#[test]
+fn hook_check_and_scan_agree_under_every_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut last_turns = vec![];
+    for (name, toml) in CONFIGS {
+        let c = agree_under(name, toml, dir.path());
+        eprintln!(
+            "verdicts agree [{name}]: {} turns, {} last turns through all three binaries ({} blocked)",
+            c.turns, c.last_turns, c.blocked
+        );
+        assert!(c.last_turns > 10, "{name}");
+        last_turns.push(c.last_turns);
+    }
 }

@@ -17,8 +17,9 @@
 //!   `ordered.rs` for why not a pool), and a date filter skips files
 //!   by modification time before opening them.
 //!
-//! The judgments are the gates' own ([`Gates::findings`]): the scan and the
-//! hook share one implementation of each.
+//! The judgments are the one [`Judge`]'s ([`Judge::judge_turn`]): the
+//! scan, the hook and `stopgate check` ask the same judge, built from the
+//! same configuration.
 
 mod ordered;
 mod reader;
@@ -26,7 +27,7 @@ mod scan;
 mod walk;
 
 use crate::error::Error;
-use crate::gates::Gates;
+use crate::judge::Judge;
 
 #[cfg(feature = "internals")]
 pub(crate) use self::reader::for_each_line;
@@ -57,7 +58,7 @@ const MAX_IN_FLIGHT: usize = 1 << 12;
 /// scan's threads cannot be started.
 pub fn scan_files(
     files: &[Candidate],
-    gates: &Gates,
+    judge: &Judge,
     options: &ScanOptions,
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
@@ -66,7 +67,7 @@ pub fn scan_files(
     let each = &mut |r: &mut FileReport| reports.push(std::mem::take(r));
     scan_files_each(
         files.iter().cloned(),
-        gates,
+        judge,
         options,
         threads,
         progress,
@@ -100,7 +101,7 @@ pub fn scan_files(
 /// scan's threads cannot be started.
 pub fn scan_files_each<I>(
     files: I,
-    gates: &Gates,
+    judge: &Judge,
     options: &ScanOptions,
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
@@ -115,7 +116,7 @@ where
         threads.saturating_mul(IN_FLIGHT_PER_THREAD).min(MAX_IN_FLIGHT);
     let work = |c: Candidate| {
         crate::transcript::recycle_parsers();
-        let report = scan_file(&c.path, gates, options);
+        let report = scan_file(&c.path, judge, options);
         progress(c.len);
         report
     };
@@ -150,7 +151,7 @@ mod tests {
     fn reports_come_in_path_order_past_the_window() {
         let dir = archive();
         let roots = vec![dir.path().to_path_buf()];
-        let gates = Gates::new_for_bulk(&Config::default()).unwrap();
+        let gates = Judge::for_bulk(&Config::default()).unwrap();
         let options = ScanOptions::default();
         let mut listed: Vec<PathBuf> = walkdir::WalkDir::new(dir.path())
             .into_iter()

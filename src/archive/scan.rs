@@ -4,13 +4,15 @@
 //! from its bytes ([`TurnBuilder::wants`]), and only the lines a turn needs are
 //! parsed and fed to the one turn model ([`TurnBuilder`]), the same one the
 //! hook and `stopgate check` use. Each finished turn gets its subagents'
-//! work folded in ([`Turn::resolve_subagents`]) and is judged by the very
-//! gate code the hook runs ([`Gates::findings`]), on facts built the one
-//! way ([`Facts::of_turn`]).
+//! work folded in ([`Turn::resolve_subagents`]) and is judged by the one
+//! judge the hook and `stopgate check` ask ([`Judge::judge_turn`]).
 //!
 //! A subagent's file yields no rows: its work belongs to the turn that
-//! launched it. Compaction summarizers and prompt-suggestion helpers are
-//! never launched by a turn, so they are never read.
+//! launched it. With `gate_subagents` it is the other way round, as in the
+//! hook: the main turn does not answer for its subagents' work, and each
+//! subagent's file is judged as its own turn, as its SubagentStop is.
+//! Compaction summarizers and prompt-suggestion helpers are never
+//! launched by a turn, so they are never read.
 //!
 //! A background subagent's change made after the launching turn ended is
 //! the first later turn's to end after it, as it is the hook's: see
@@ -22,8 +24,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::reader::{for_each_line, ChunkLine};
-use crate::config::Gate;
-use crate::gates::{AuditStatus, Block, Facts, Gates, Rule};
+use crate::gates::{AuditStatus, Block, Rule};
+use crate::judge::Judge;
 use crate::transcript::{
     Chain, Format, HeadEntrypoint, LateWork, LinePos, Turn, TurnKind,
     TurnReader, PROBE_LINES,
@@ -181,9 +183,6 @@ pub struct ScanOptions {
     pub since: Option<jiff::Timestamp>,
     /// Keep turns on or before this instant.
     pub until: Option<jiff::Timestamp>,
-    /// Entrypoints of unattended sessions, whose turns get no findings
-    /// (the hook allows them): the configuration's `skip_entrypoints`.
-    pub skip_entrypoints: Vec<String>,
     /// Lines longer than this many bytes are skipped and counted in
     /// [`FileReport::too_long`], so a scan's memory stays near this much
     /// per thread.
@@ -196,7 +195,6 @@ impl Default for ScanOptions {
             chunk_size: super::reader::DEFAULT_CHUNK,
             since: None,
             until: None,
-            skip_entrypoints: vec![],
             max_line: super::reader::DEFAULT_MAX_LINE,
         }
     }
@@ -225,11 +223,11 @@ pub(crate) fn session_of(path: &Path) -> (String, bool) {
 /// raised: a scan goes on past a bad file.
 pub fn scan_file(
     path: &Path,
-    gates: &Gates,
+    judge: &Judge,
     options: &ScanOptions,
 ) -> FileReport {
     let (session_id, subagent) = session_of(path);
-    if subagent {
+    if subagent && judge.folds_subagents() {
         // Its work is read with the turn that launched it.
         return FileReport {
             path: path.to_path_buf(),
@@ -247,7 +245,7 @@ pub fn scan_file(
                 path,
                 reader,
                 Entrypoint::Streamed(&head),
-                gates,
+                judge,
                 options,
             )
         }
@@ -268,10 +266,10 @@ pub fn scan_reader<R: Read>(
     path: &Path,
     reader: R,
     entrypoint: Option<String>,
-    gates: &Gates,
+    judge: &Judge,
     options: &ScanOptions,
 ) -> FileReport {
-    scan_stream(path, reader, Entrypoint::Known(entrypoint), gates, options)
+    scan_stream(path, reader, Entrypoint::Known(entrypoint), judge, options)
 }
 
 /// Where a scan gets the session's entrypoint.
@@ -308,7 +306,7 @@ fn scan_stream<R: Read>(
     path: &Path,
     reader: R,
     entrypoint: Entrypoint<'_>,
-    gates: &Gates,
+    judge: &Judge,
     options: &ScanOptions,
 ) -> FileReport {
     let (session_id, subagent) = session_of(path);
@@ -321,7 +319,7 @@ fn scan_stream<R: Read>(
     let chain = if subagent { Chain::Subagent } else { Chain::Main };
     let mut scan = FileScan {
         path,
-        gates,
+        judge,
         options,
         entrypoint,
         unattended: None,
@@ -388,7 +386,7 @@ fn gemini_project(path: &Path) -> Option<String> {
 /// One file's scan in progress.
 struct FileScan<'a> {
     path: &'a Path,
-    gates: &'a Gates,
+    judge: &'a Judge,
     options: &'a ScanOptions,
     entrypoint: Entrypoint<'a>,
     /// Whether the session is unattended, once its entrypoint is known.
@@ -494,10 +492,7 @@ impl FileScan<'_> {
                 None => return None,
             },
         };
-        let skip = &self.options.skip_entrypoints;
-        self.unattended = Some(
-            entrypoint.as_deref().is_some_and(|e| skip.iter().any(|s| s == e)),
-        );
+        self.unattended = Some(self.judge.skips(entrypoint.as_deref()));
         entrypoint
     }
 
@@ -513,8 +508,9 @@ impl FileScan<'_> {
             return;
         }
         let row = self.turns.len();
-        let held = self.late.fold(&mut turn, self.path, row);
-        self.turns.push(report_turn(&turn, self.gates, unattended));
+        let subagents = self.judge.folds_subagents().then_some(self.path);
+        let held = self.late.fold(&mut turn, subagents, row);
+        self.turns.push(report_turn(&turn, self.judge, unattended));
         if held {
             self.launchers.push((row, turn));
         }
@@ -531,7 +527,7 @@ impl FileScan<'_> {
                 continue;
             };
             turn.add_held(back);
-            self.turns[row] = report_turn(turn, self.gates, unattended);
+            self.turns[row] = report_turn(turn, self.judge, unattended);
         }
     }
 }
@@ -539,30 +535,23 @@ impl FileScan<'_> {
 /// A turn's row: what the gates find in it, with the evidence.
 pub fn report_turn(
     turn: &Turn,
-    gates: &Gates,
+    judge: &Judge,
     unattended: bool,
 ) -> TurnReport {
-    let facts = Facts::of_turn(turn);
-    let mut status = None;
-    let blocks = if turn.kind().ends_in_stop() && !unattended {
-        gates.findings_sharing(&facts, &mut status)
-    } else {
-        vec![]
-    };
-    let status =
-        status.unwrap_or_else(|| gates.audit_status(facts.final_text));
-    let findings: Vec<Evidence> = blocks
+    let judged = judge.judge_turn(turn, unattended);
+    let text = turn.final_text().unwrap_or("");
+    let findings: Vec<Evidence> = judged
+        .findings()
         .iter()
         .map(|b| Evidence {
             finding: Finding::of_block(b),
             rule: b.rule(),
             matched: b.matched().to_vec(),
             line: turn.final_text_line(),
-            excerpt: excerpt(facts.final_text, b.matched()),
+            excerpt: excerpt(text, b.matched()),
         })
         .collect();
-    let hollow = blocks.iter().find(|b| b.gate() == Gate::Hollow);
-    let audit = match (hollow, status) {
+    let audit = match (judged.hollow(), judged.audit()) {
         (Some(b), _) => format!("hollow:{}", b.rule()),
         (None, AuditStatus::Present(_)) => "present".to_string(),
         (None, AuditStatus::Plain(_)) => "plain".to_string(),
@@ -574,7 +563,7 @@ pub fn report_turn(
         turn: turn.index(),
         kind: turn.kind(),
         timestamp: turn.timestamp().map(str::to_string),
-        changed: facts.changed,
+        changed: judged.changed(),
         audit,
         findings,
         hooks_ran: turn.hooks_ran().to_vec(),

@@ -3,9 +3,13 @@
 //! It reads the transcript, takes its last turn (or turn `--turn N`, as
 //! `stopgate scan` numbers them) with the work of the subagents it
 //! launched folded in as the scan folds it (a background subagent's change
-//! made after the launching turn ended is a later turn's), and runs the
-//! configured gates on facts built the one way the hook and the scan build
-//! them. A turn that ended in no Stop (the user interrupted it, or a local
+//! made after the launching turn ended is a later turn's; with
+//! `gate_subagents`, none: a subagent's file is then judged on its own),
+//! and asks the one [`Judge`] the hook and the scan ask, built from the
+//! same configuration. The change flag is inferred from the turn's tool
+//! uses as PostToolUse would have raised it, whatever
+//! `transcript_changes` says (that switch only tells the hook whether to
+//! trust the transcript when no flag was raised). A turn that ended in no Stop (the user interrupted it, or a local
 //! command) is allowed, as no hook judged it; its file changes count at
 //! the next turn's Stop, as the hook counts them. Sessions with an unattended
 //! entrypoint (`skip_entrypoints`, `sdk-cli` by default) are allowed, as
@@ -16,9 +20,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use stopgate::judge::Skipped;
 use stopgate::Transcript;
-use stopgate::{Chain, Turn};
-use stopgate::{Facts, Gates, SessionView, Verdict};
+use stopgate::Turn;
+use stopgate::{Facts, Judge, SessionView, Verdict};
 
 /// Arguments of `stopgate check`.
 #[derive(clap::Args, Debug)]
@@ -69,63 +74,70 @@ pub fn run(args: &Args) -> ExitCode {
 
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let config = super::config::load_strict(args.config.as_deref())?;
-    let gates = Gates::new(&config).map_err(|e| e.to_string())?;
+    let judge = Judge::new(&config).map_err(|e| e.to_string())?;
     let transcript =
         Transcript::read(&args.file).map_err(|e| e.to_string())?;
     if !transcript.looks_like_transcript() {
         return Err(not_a_transcript(&args.file));
     }
-    let mut turns = transcript.turns_with_subagents(Chain::Main, &args.file);
-    let turn = match args.turn {
-        None => turns.pop().unwrap_or_default(),
-        Some(n) => {
-            let count = turns.len();
-            turns.into_iter().find(|t| t.index() == n).ok_or_else(|| {
-                format!(
-                    "{}: no turn {n} (the file has turns 1 to {})",
-                    args.file.display(),
-                    count.saturating_sub(1).max(1)
-                )
-            })?
-        }
+    let turn = pick_turn(&transcript, &judge, args)?;
+    let entrypoint = transcript.entrypoint();
+    let unattended = entrypoint.filter(|e| judge.skips(Some(e)));
+    let judged = judge.judge_turn(&turn, unattended.is_some());
+    // `--prompt-changed`: the flag is up whatever the transcript shows.
+    let verdict = if args.prompt_changed && judged.skipped().is_none() {
+        let facts = Facts::of_turn(&turn).with_changed(true);
+        judge.evaluate(&facts, &SessionView::default())
+    } else {
+        judged.verdict()
     };
-    let unattended =
-        transcript.entrypoint().filter(|e| config.skips_entrypoint(e));
-    let facts = Facts::of_turn(&turn).with_changed(
-        args.prompt_changed || (config.transcript_changes && turn.changed()),
-    );
-    // No Stop fires for an interrupted turn or a local command: nothing
-    // is judged, as the scan gives such a turn no findings.
-    let stops = turn.kind().ends_in_stop();
-    let verdict = match &unattended {
-        None if stops => gates.evaluate(&facts, &SessionView::default()),
-        _ => Verdict::Allow,
-    };
-    let matched = gates.matched(&facts);
+    let matched = judge.matched(&Facts::of_turn(&turn));
     if args.json {
         println!("{}", json(&verdict, &turn, unattended.as_deref(), &matched));
-    } else {
-        match &verdict {
-            Verdict::Allow => match &unattended {
-                Some(e) => println!("allow (entrypoint {e} is unattended)"),
-                None if !stops => println!(
-                    "allow (a turn of kind {} ends in no Stop)",
-                    turn.kind().as_str()
-                ),
-                None => println!("allow"),
-            },
-            Verdict::Block(b) => println!(
-                "block {} {}\n{}",
-                b.gate().as_str(),
-                b.rule(),
-                b.message()
-            ),
-        }
-        if !matched.is_empty() {
-            println!("matched: {}", matched.join(", "));
-        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    match (&verdict, judged.skipped()) {
+        (Verdict::Block(b), _) => println!(
+            "block {} {}\n{}",
+            b.gate().as_str(),
+            b.rule(),
+            b.message()
+        ),
+        (Verdict::Allow, Some(Skipped::Unattended)) => println!(
+            "allow (entrypoint {} is unattended)",
+            unattended.as_deref().unwrap_or_default()
+        ),
+        (Verdict::Allow, Some(Skipped::NoStop)) => println!(
+            "allow (a turn of kind {} ends in no Stop)",
+            turn.kind().as_str()
+        ),
+        (Verdict::Allow, None) => println!("allow"),
+    }
+    if !matched.is_empty() {
+        println!("matched: {}", matched.join(", "));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The turn to judge: the last, or `--turn N`, read as the judge reads a
+/// session ([`Judge::turns`]).
+fn pick_turn(
+    transcript: &Transcript,
+    judge: &Judge,
+    args: &Args,
+) -> Result<Turn, String> {
+    let mut turns = judge.turns(transcript, &args.file);
+    let Some(n) = args.turn else {
+        return Ok(turns.pop().unwrap_or_default());
+    };
+    let count = turns.len();
+    turns.into_iter().find(|t| t.index() == n).ok_or_else(|| {
+        format!(
+            "{}: no turn {n} (the file has turns 1 to {})",
+            args.file.display(),
+            count.saturating_sub(1).max(1)
+        )
+    })
 }
 
 fn json(

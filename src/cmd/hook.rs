@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use stopgate::config::{OutputMode, DEFAULT_TIMEOUT_MS};
 use stopgate::hook::{self, Decision, Event, HookEnv, HookInput, StateDir};
 use stopgate::Format;
-use stopgate::Gates;
+use stopgate::Judge;
 
 /// Arguments of `stopgate hook`.
 #[derive(clap::Args, Debug)]
@@ -117,8 +117,8 @@ fn handle(args: &Args, started: Instant) -> Option<Delivery> {
     // The process ends with this Stop, and the exit frees the gates'
     // thousands of small allocations at once: dropping them one by one
     // was an eighth of a Stop's instructions.
-    let gates = match Gates::new(&config) {
-        Ok(g) => ManuallyDrop::new(g),
+    let judge = match Judge::new(&config) {
+        Ok(j) => ManuallyDrop::new(j),
         Err(e) => {
             log(&format!("gates: {e}"));
             return None;
@@ -136,7 +136,7 @@ fn handle(args: &Args, started: Instant) -> Option<Delivery> {
         _ => None,
     };
     let env = HookEnv::new(agent, entrypoint);
-    let outcome = hook::stop(&input, event, &config, &gates, &state, &env);
+    let outcome = hook::stop(&input, event, &judge, &state, &env);
     for n in &outcome.notes {
         log(n);
     }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
 use stopgate::Format as AgentFormat;
-use stopgate::Gates;
+use stopgate::Judge;
 
 use super::report::{
     percent, session_label, trend, Counts, Flagged, Summary, SummaryBuilder,
@@ -142,7 +142,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             .into());
     }
     let config = super::config::load_strict(args.config.as_deref())?;
-    let gates = Gates::new_for_bulk(&config).map_err(|e| e.to_string())?;
+    let judge = Judge::for_bulk(&config).map_err(|e| e.to_string())?;
     let agent = args.agent.as_deref().and_then(AgentFormat::from_name);
     let paths = if args.paths.is_empty() {
         default_roots(agent)?
@@ -194,7 +194,6 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     options.chunk_size = args.chunk_size;
     options.since = since;
     options.until = until;
-    options.skip_entrypoints = config.skip_entrypoints.clone();
     options.max_line = args.max_line_bytes;
     // Only the table has colours; the stream strips them when they are not
     // wanted (a pipe, NO_COLOR, --color never).
@@ -213,7 +212,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let files_done = AtomicU64::new(0);
     archive::scan_files_each(
         walk.by_ref(),
-        &gates,
+        &judge,
         &options,
         threads,
         &|len| {

@@ -436,6 +436,15 @@ impl Gates {
         session.prompted < self.cap
     }
 
+    /// Whether `gate` may block at all: its cap is not 0.
+    pub(crate) fn may_block(&self, gate: Gate) -> bool {
+        match gate {
+            Gate::Audit | Gate::Hollow => self.cap > 0,
+            Gate::Ownership => self.nag_caps.ownership > 0,
+            Gate::Reverify => self.nag_caps.reverify > 0,
+        }
+    }
+
     /// Run the enabled gates in order; the first block wins.
     ///
     /// The audit and hollow gates run only when files changed and the

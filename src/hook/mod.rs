@@ -34,7 +34,7 @@
 //!    recorded) or, unless switched off, a file-changing tool use of the
 //!    turn whose key no earlier Stop consumed; the prompt count and the
 //!    nag hashes;
-//! 5. the gates run in the configured order ([`Gates::evaluate`]): the
+//! 5. the gates run in the configured order ([`Judge::evaluate`]): the
 //!    ownership and reverify gates block under their own per-session caps,
 //!    never twice on an identical final text, and not while
 //!    `stop_hook_active` says the agent is already replying to a block;
@@ -65,8 +65,9 @@ mod input;
 mod state;
 
 use crate::changes::tool_changes_files;
-use crate::config::{Config, Gate};
-use crate::gates::{text_hash, Facts, Gates, Nag, Rule, SessionView, Verdict};
+use crate::config::Gate;
+use crate::gates::{text_hash, Facts, Nag, Rule, SessionView, Verdict};
+use crate::judge::Judge;
 use crate::transcript::{Chain, Format, Transcript, Turn};
 
 use self::state::SessionLock;
@@ -177,19 +178,18 @@ fn agent_key(agent: &str) -> String {
 pub fn stop(
     input: &HookInput,
     event: Event,
-    config: &Config,
-    gates: &Gates,
+    judge: &Judge,
     state: &StateDir,
     env: &HookEnv,
 ) -> Outcome {
-    let target = match whose_stop(input, event, config) {
+    let target = match whose_stop(input, event, judge) {
         Ok(target) => target,
         Err(outcome) => return outcome,
     };
-    if let Some(outcome) = allow_unattended(&target, env, config, state) {
+    if let Some(outcome) = allow_unattended(&target, env, judge, state) {
         return outcome;
     }
-    let turn = read_turn(&target, input, config);
+    let turn = read_turn(&target, input, judge);
     let lock = match state.lock(&target.key) {
         Ok(lock) => lock,
         Err(e) => {
@@ -198,7 +198,7 @@ pub fn stop(
             ))
         }
     };
-    let changes = Changes::under_lock(&lock, &turn, config);
+    let changes = Changes::under_lock(&lock, &turn, judge);
     let mut notes = vec![changes.note()];
     // 5. The gates, on the final text, with what the session remembers.
     let final_text = final_text(input, env.agent, turn.final_text());
@@ -208,8 +208,8 @@ pub fn stop(
         .with_stop_hook_active(input.stop_hook_active.unwrap_or(false));
     let nags = lock.nags();
     let session = SessionView::new(lock.prompted(), &nags);
-    let verdict = gates.evaluate(&facts, &session);
-    consume_if_allowed(&lock, &changes, &verdict, gates, &session, &mut notes);
+    let verdict = judge.evaluate(&facts, &session);
+    consume_if_allowed(&lock, &changes, &verdict, judge, &session, &mut notes);
     let decision = record_block(&lock, verdict, final_text, &mut notes);
     drop(lock);
     state.cleanup();
@@ -222,11 +222,11 @@ pub fn stop(
 fn whose_stop<'a>(
     input: &'a HookInput,
     event: Event,
-    config: &Config,
+    judge: &Judge,
 ) -> Result<StopTarget<'a>, Outcome> {
-    let Some(target) = StopTarget::of(input, event, config) else {
+    let Some(target) = StopTarget::of(input, event, judge) else {
         return Err(Outcome::allow(match event {
-            Event::SubagentStop if !config.gate_subagents => {
+            Event::SubagentStop if !judge.gates_subagents() => {
                 "subagent stop: not gated (gate_subagents = false)"
             }
             _ => "stop: no usable session_id or agent_id",
@@ -246,10 +246,10 @@ fn whose_stop<'a>(
 fn allow_unattended(
     target: &StopTarget<'_>,
     env: &HookEnv,
-    config: &Config,
+    judge: &Judge,
     state: &StateDir,
 ) -> Option<Outcome> {
-    let e = unattended(env, target.path, config)?;
+    let e = unattended(env, target.path, judge)?;
     let consumed = state.lock(&target.key).and_then(|l| l.consume([]));
     Some(Outcome::allow(format!(
         "stop: entrypoint {e} is unattended: changes consumed ({consumed:?})"
@@ -261,30 +261,11 @@ fn allow_unattended(
 fn read_turn(
     target: &StopTarget<'_>,
     input: &HookInput,
-    config: &Config,
+    judge: &Judge,
 ) -> Turn {
-    let mut turn = target
-        .path
-        .and_then(|p| Transcript::read_current_turn(p, target.chain).ok())
-        .unwrap_or_default();
-    if let (Chain::Main, false, Some(p)) =
-        (target.chain, config.gate_subagents, target.path)
-    {
-        let path = std::path::Path::new(p);
-        turn.resolve_subagents(path);
-        // Background subagents launched in earlier turns: the one this
-        // turn's `<task-notification>` reports, and the ones still
-        // running. What they changed since the last Stop consumed it is
-        // this Stop's to see, flag or none.
-        let others: Vec<String> = turn
-            .notified_agent()
-            .into_iter()
-            .chain(input.running_subagents())
-            .map(str::to_string)
-            .collect();
-        turn.resolve_background(path, others.iter().map(String::as_str));
-    }
-    turn
+    let Some(path) = target.path else { return Turn::default() };
+    let path = std::path::Path::new(path);
+    judge.stop_turn(path, target.chain, input.running_subagents())
 }
 
 /// Step 4: Under the lock: the pending change (the flag PostToolUse raised),
@@ -292,27 +273,29 @@ fn read_turn(
 struct Changes<'t> {
     pending: Option<Vec<String>>,
     unseen: Vec<&'t str>,
-    /// Whether the unseen tool uses count (`transcript_changes`).
-    from_transcript: bool,
+    /// Whether files changed, by the judge's rule.
+    changed: bool,
 }
 
 impl<'t> Changes<'t> {
     fn under_lock(
         lock: &SessionLock,
         turn: &'t Turn,
-        config: &Config,
+        judge: &Judge,
     ) -> Changes<'t> {
         let seen = lock.seen();
         let unseen: Vec<&str> = turn
             .change_keys()
             .filter(|k| !seen.iter().any(|s| s == k))
             .collect();
-        let from_transcript = config.transcript_changes && !unseen.is_empty();
-        Changes { pending: lock.pending(), unseen, from_transcript }
+        let pending = lock.pending();
+        let changed =
+            judge.changed_at_stop(pending.is_some(), !unseen.is_empty());
+        Changes { pending, unseen, changed }
     }
 
     fn changed(&self) -> bool {
-        self.pending.is_some() || self.from_transcript
+        self.changed
     }
 
     fn note(&self) -> String {
@@ -332,7 +315,7 @@ fn consume_if_allowed(
     lock: &SessionLock,
     changes: &Changes<'_>,
     verdict: &Verdict,
-    gates: &Gates,
+    judge: &Judge,
     session: &SessionView<'_>,
     notes: &mut Vec<String>,
 ) {
@@ -342,7 +325,7 @@ fn consume_if_allowed(
     if let Err(e) = lock.consume(changes.unseen.iter().copied()) {
         notes.push(format!("stop: consuming the change failed: {e}"));
     }
-    if !gates.under_cap(session) {
+    if !judge.gates().under_cap(session) {
         notes
             .push(format!("stop: cap reached ({} prompts)", session.prompted));
     }
@@ -409,10 +392,10 @@ impl<'a> StopTarget<'a> {
     fn of(
         input: &'a HookInput,
         event: Event,
-        config: &Config,
+        judge: &Judge,
     ) -> Option<StopTarget<'a>> {
         match event {
-            Event::SubagentStop if !config.gate_subagents => None,
+            Event::SubagentStop if !judge.gates_subagents() => None,
             Event::SubagentStop => Some(StopTarget {
                 key: agent_key(input.agent_id.as_deref().and_then(safe_id)?),
                 path: input.agent_transcript_path.as_deref(),
@@ -444,12 +427,12 @@ fn is_special_file(path: &str) -> bool {
 fn unattended(
     env: &HookEnv,
     path: Option<&str>,
-    config: &Config,
+    judge: &Judge,
 ) -> Option<String> {
     let entrypoint = env
         .entrypoint
         .clone()
         .filter(|e| !e.is_empty())
         .or_else(|| Transcript::read_entrypoint(path?).ok().flatten())?;
-    config.skips_entrypoint(&entrypoint).then_some(entrypoint)
+    judge.skips(Some(&entrypoint)).then_some(entrypoint)
 }

@@ -53,6 +53,19 @@ impl Transcript {
         chain: Chain,
         path: &Path,
     ) -> Vec<Turn> {
+        self.turns_folded(chain, Some(path))
+    }
+
+    /// The turns on `chain`, with the changes of interrupted turns carried
+    /// to the next Stop as in [`Transcript::turns_with_subagents`], but
+    /// with no subagent's file read: for a main agent whose subagents are
+    /// judged at their own Stop (`gate_subagents`), or a subagent's own
+    /// file.
+    pub fn turns_carried(&self, chain: Chain) -> Vec<Turn> {
+        self.turns_folded(chain, None)
+    }
+
+    fn turns_folded(&self, chain: Chain, path: Option<&Path>) -> Vec<Turn> {
         let mut turns = self.turns(chain);
         let mut work = LateWork::new(self.format());
         for (row, turn) in turns.iter_mut().enumerate() {
@@ -63,6 +76,20 @@ impl Transcript {
         }
         turns
     }
+}
+
+/// Whether `path` is a subagent's own file,
+/// `<session>/subagents/agent-<id>.jsonl`, as Claude Code lays them out.
+pub fn is_subagent_file(path: &Path) -> bool {
+    let stem_is_agent = path
+        .file_stem()
+        .is_some_and(|s| s.to_string_lossy().starts_with("agent-"));
+    let parent = path.parent();
+    let in_subagents =
+        parent.and_then(|p| p.file_name()).is_some_and(|n| n == "subagents");
+    let under_session =
+        parent.and_then(|p| p.parent()).and_then(|p| p.file_name()).is_some();
+    stem_is_agent && in_subagents && under_session
 }
 
 /// The subagents' work of one file's turns, folded in as the hook sees it.
@@ -96,18 +123,24 @@ impl LateWork {
     /// Fold into `turn`, the file's next, the work of the subagents it
     /// launched made before it ended, and the waiting changes of earlier
     /// turns' subagents made before it ended. `transcript` is the main
-    /// transcript's path. Whether changes were held back from `turn`:
-    /// only then may [`LateWork::finish`] give it some back.
+    /// transcript's path, beside which the subagents' files are; with
+    /// none, no subagent's file is read, and only the changes of
+    /// interrupted turns are carried. Whether changes were held back from
+    /// `turn`: only then may [`LateWork::finish`] give it some back.
     pub(crate) fn fold(
         &mut self,
         turn: &mut Turn,
-        transcript: &Path,
+        transcript: Option<&Path>,
         row: usize,
     ) -> bool {
         let ended = turn.ended().and_then(Instant::of);
         let due = self.due(ended);
-        let late =
-            turn.resolve_subagents_by(transcript, |c| made_after(c, ended));
+        let late = match transcript {
+            Some(path) => {
+                turn.resolve_subagents_by(path, |c| made_after(c, ended))
+            }
+            None => vec![],
+        };
         turn.add_held(due);
         if let Some(owed) = self.owed_at(turn) {
             turn.carry(owed);
@@ -134,7 +167,7 @@ impl LateWork {
             return Some(std::mem::take(&mut self.owed));
         }
         if self.carries {
-            self.owed.extend(turn.completed_changes().cloned());
+            self.owed.extend(turn.changes().cloned());
         }
         None
     }
@@ -315,10 +348,11 @@ mod carry_tests {
             prompt("never mind"),
             said("OK."),
         ]);
+        // The declined Write changed nothing, not even in its own turn.
         assert_eq!(
             got,
             [
-                (TurnKind::Interrupted, true, vec![]),
+                (TurnKind::Interrupted, false, vec![]),
                 (TurnKind::Prompt, false, vec![]),
             ]
         );
@@ -373,7 +407,7 @@ mod carry_tests {
             let mut work = LateWork::new(format);
             let mut turns = t.turns(Chain::Main);
             for (row, turn) in turns.iter_mut().enumerate() {
-                work.fold(turn, path, row);
+                work.fold(turn, Some(path), row);
             }
             let last = turns.last().unwrap();
             assert_eq!(last.carried_changes().len(), carried, "{format:?}");

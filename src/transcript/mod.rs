@@ -30,6 +30,7 @@ mod tape;
 mod turn;
 
 pub use self::format::Format;
+pub(crate) use self::late::is_subagent_file;
 pub use self::query::{FinalMessage, FinalText};
 pub use self::source::Transcript;
 pub use self::turn::{Chain, Prompt, StopBlocks, ToolCall, Turn, TurnKind};

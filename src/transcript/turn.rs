@@ -232,22 +232,26 @@ impl Turn {
     }
 
     /// Whether any tool use of the turn, its subagents' included, changed
-    /// files, or changes are carried to it ([`Turn::carried_changes`]).
+    /// files, or changes are carried to it ([`Turn::carried_changes`]):
+    /// whether the turn has [`Turn::changes`].
     pub fn changed(&self) -> bool {
-        self.change_keys().next().is_some()
+        self.changes().next().is_some()
     }
 
-    /// The stable keys ([`ToolCall::key`]) of the turn's file changes, the
-    /// subagents' and the carried ones included: what the hook records as
-    /// audited.
+    /// The stable keys ([`ToolCall::key`]) of the turn's
+    /// [`Turn::changes`]: what the hook records as audited.
     pub fn change_keys(&self) -> impl Iterator<Item = &str> {
         self.changes().map(ToolCall::key)
     }
 
-    /// The turn's file changes: its file-changing tool uses (not the
-    /// launches of subagents, whose changes are counted themselves), its
-    /// subagents' changes, and the changes carried to it.
-    pub(crate) fn changes(&self) -> impl Iterator<Item = &ToolCall> {
+    /// The turn's file changes that ran to the end: its file-changing tool
+    /// uses (not the launches of subagents, whose changes are counted
+    /// themselves), its subagents' changes, and the changes carried to it;
+    /// not one whose result is an error (`is_error`: the user declined or
+    /// interrupted it, or it failed). Claude Code runs no PostToolUse hook
+    /// after such a tool use, so the hook's flag never sees it, and it
+    /// changed nothing the agent must answer for.
+    pub fn changes(&self) -> impl Iterator<Item = &ToolCall> {
         self.tool_uses
             .iter()
             .filter(|u| {
@@ -255,16 +259,9 @@ impl Turn {
             })
             .chain(self.subagent_changes.iter())
             .chain(self.carried.iter())
-    }
-
-    /// The turn's file changes ([`Turn::change_keys`]) whose tool ran to
-    /// the end: not one whose result is an error (`is_error`: the user
-    /// declined or interrupted it, or it failed), after which Claude Code
-    /// runs no PostToolUse hook, so the hook's flag never saw it.
-    pub(crate) fn completed_changes(&self) -> impl Iterator<Item = &ToolCall> {
-        self.changes().filter(|c| {
-            c.id().is_none_or(|id| !self.failed.iter().any(|f| f == id))
-        })
+            .filter(|c| {
+                c.id().is_none_or(|id| !self.failed.iter().any(|f| f == id))
+            })
     }
 
     /// Count `changes`, made in earlier turns that ended in no Stop the
@@ -926,7 +923,7 @@ pub struct TurnBuilder {
     unanswered_launches: usize,
     /// The ids of the open turn's file-changing tool uses whose result
     /// has not been met: only their results are worth a look for an error
-    /// ([`Turn::completed_changes`]).
+    /// ([`Turn::changes`]).
     unanswered_changes: Vec<String>,
     need: Need,
 }
