@@ -378,14 +378,15 @@ fn subagent_files() -> Vec<PathBuf> {
 #[test]
 fn hook_check_and_scan_agree_under_every_config() {
     let dir = tempfile::tempdir().unwrap();
-    let mut last_turns = vec![];
-    for (name, toml) in CONFIGS {
+    // `STOPGATE_AGREE_ONLY=gate_subagents` runs the configurations whose
+    // name holds that text, to try one on another build.
+    let only = std::env::var("STOPGATE_AGREE_ONLY").unwrap_or_default();
+    for (name, toml) in CONFIGS.iter().filter(|(n, _)| n.contains(&only)) {
         let c = agree_under(name, toml, dir.path());
         eprintln!(
             "verdicts agree [{name}]: {} turns, {} last turns through all three binaries ({} blocked)",
             c.turns, c.last_turns, c.blocked
         );
         assert!(c.last_turns > 10, "{name}");
-        last_turns.push(c.last_turns);
     }
 }
