@@ -1,0 +1,261 @@
+//! The gates on test parts written blind (issue 48): each part under
+//! `tests/labelled/blind/` was written by a writer who had seen neither the
+//! rules, nor the code, nor any earlier miss, from the gates' definitions
+//! as a user reads them (`DEFINITIONS.md`) and a brief of its own (copied
+//! at the head of each part). Each part was committed before it was first
+//! run; `FIRST_RUNS.md` keeps the figures of that first run, which are the
+//! ones that count.
+//!
+//! Positive means "block". An audit case is judged by the audit and
+//! hollow gates together (a change turn is blocked for want of a real
+//! audit by either), the others by their gate alone, each as the hook
+//! would judge the turn with nothing nagged. The misses are not printed:
+//! reading them is tuning on them. Run with `--nocapture` for the figures,
+//! per part, per gate and per language, beside the grammar's
+//! (`plain_judge = "grammar"`).
+//!
+//! The test fails when a pooled figure falls below the first run's, so
+//! that a change to the gates cannot make them worse on text no one here
+//! wrote without saying so.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use stopgate::config::{Config, Gate, PlainJudge};
+use stopgate::ToolCall;
+use stopgate::{Facts, Gates, SessionView};
+
+/// One labelled case of a blind part.
+struct Case {
+    gate: Gate,
+    lang: String,
+    block: bool,
+    prompt: String,
+    tools: Vec<ToolCall>,
+    text: String,
+}
+
+fn dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/labelled/blind")
+}
+
+/// A tool use from its code in the part: `W`, `E`, `R` or `B:<command>`.
+fn tool(code: &str, i: usize, at: &str) -> ToolCall {
+    let (name, input) = match code.trim() {
+        "W" => ("Write", serde_json::json!({"file_path": "src/x"})),
+        "E" => ("Edit", serde_json::json!({"file_path": "src/x"})),
+        "R" => ("Read", serde_json::json!({"file_path": "src/x"})),
+        c => match c.strip_prefix("B:") {
+            Some(cmd) => ("Bash", serde_json::json!({ "command": cmd })),
+            None => panic!("{at}: tool code {code:?}"),
+        },
+    };
+    ToolCall::new(Some(&format!("t{i}")), name, &input, 0, i)
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("\\n", "\n").replace("\\t", "\t")
+}
+
+/// The cases of one part (seven columns: gate, lang, label, near, tools,
+/// prompt, text).
+fn load(path: &Path) -> Vec<Case> {
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out = vec![];
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let at = format!("{name}:{}", i + 1);
+        let cols: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cols.len(), 7, "{at}: {} columns", cols.len());
+        let gate = match cols[0] {
+            "audit" => Gate::Audit,
+            "hollow" => Gate::Hollow,
+            "ownership" => Gate::Ownership,
+            "reverify" => Gate::Reverify,
+            other => panic!("{at}: gate {other:?}"),
+        };
+        let tools = match cols[4].trim() {
+            "-" | "" => vec![],
+            t => t
+                .split(',')
+                .enumerate()
+                .map(|(i, c)| tool(c, i, &at))
+                .collect(),
+        };
+        out.push(Case {
+            gate,
+            lang: cols[1].to_string(),
+            block: match cols[2] {
+                "block" => true,
+                "pass" => false,
+                other => panic!("{at}: label {other:?}"),
+            },
+            prompt: unescape(cols[5]),
+            tools,
+            text: unescape(cols[6]),
+        });
+    }
+    out
+}
+
+/// The parts, by name, in order.
+fn parts() -> Vec<(String, Vec<Case>)> {
+    let mut names: Vec<_> = std::fs::read_dir(dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tsv"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|p| {
+            (p.file_stem().unwrap().to_string_lossy().to_string(), load(&p))
+        })
+        .collect()
+}
+
+/// The gates that judge a case of `gate`.
+fn judging(gate: Gate) -> Vec<Gate> {
+    match gate {
+        Gate::Audit => vec![Gate::Audit, Gate::Hollow],
+        g => vec![g],
+    }
+}
+
+/// Whether the gates of `config`, limited to those judging `c`, block it.
+fn blocks(gates: &BTreeMap<&'static str, Gates>, c: &Case) -> bool {
+    let facts = Facts::new(&c.text)
+        .with_prompt(Some(&c.prompt))
+        .with_tool_uses(&c.tools)
+        .with_changed(c.tools.iter().any(|t| t.change().is_some()));
+    gates[c.gate.as_str()]
+        .evaluate(&facts, &SessionView::default())
+        .block()
+        .is_some()
+}
+
+fn gates_of(config: &Config) -> BTreeMap<&'static str, Gates> {
+    [Gate::Audit, Gate::Hollow, Gate::Ownership, Gate::Reverify]
+        .into_iter()
+        .map(|g| {
+            let mut c = config.clone();
+            c.order = judging(g);
+            (g.as_str(), Gates::new(&c).unwrap())
+        })
+        .collect()
+}
+
+/// Counts of "block" against the label.
+#[derive(Clone, Copy, Default, Debug)]
+struct Score {
+    tp: u32,
+    fp: u32,
+    fn_: u32,
+    tn: u32,
+}
+
+impl Score {
+    fn add(&mut self, want: bool, got: bool) {
+        match (want, got) {
+            (true, true) => self.tp += 1,
+            (false, true) => self.fp += 1,
+            (true, false) => self.fn_ += 1,
+            (false, false) => self.tn += 1,
+        }
+    }
+
+    fn precision(&self) -> f64 {
+        f64::from(self.tp) / f64::from((self.tp + self.fp).max(1))
+    }
+
+    fn recall(&self) -> f64 {
+        f64::from(self.tp) / f64::from((self.tp + self.fn_).max(1))
+    }
+
+    fn cell(&self) -> String {
+        format!(
+            "{:.3} / {:.3} ({}/{}/{}/{})",
+            self.precision(),
+            self.recall(),
+            self.tp,
+            self.fp,
+            self.fn_,
+            self.tn
+        )
+    }
+}
+
+/// Scores by (gate, language), over `cases`.
+fn score(
+    gates: &BTreeMap<&'static str, Gates>,
+    cases: &[&Case],
+) -> BTreeMap<(&'static str, String), Score> {
+    let mut out: BTreeMap<(&'static str, String), Score> = BTreeMap::new();
+    for c in cases {
+        let got = blocks(gates, c);
+        let gate = c.gate.as_str();
+        out.entry((gate, c.lang.clone())).or_default().add(c.block, got);
+        out.entry((gate, "all".into())).or_default().add(c.block, got);
+    }
+    out
+}
+
+/// The pooled floors of the first runs, per gate: (precision, recall).
+/// Raise them when the gates get better; never lower them.
+const FLOORS: &[(Gate, f64, f64)] = &[
+    (Gate::Audit, 0.72, 0.858),
+    (Gate::Hollow, 0.862, 0.416),
+    (Gate::Ownership, 0.947, 0.9),
+    (Gate::Reverify, 1.0, 0.583),
+];
+
+#[test]
+fn the_gates_on_the_blind_parts() {
+    let parts = parts();
+    assert!(!parts.is_empty(), "no blind part under {}", dir().display());
+    let today = gates_of(&Config::default());
+    let mut grammar_config = Config::default();
+    grammar_config.audit.plain_judge = PlainJudge::Grammar;
+    let grammar = gates_of(&grammar_config);
+    for (name, cases) in &parts {
+        assert!(cases.len() >= 100, "{name}: {} cases", cases.len());
+        let cases: Vec<&Case> = cases.iter().collect();
+        println!("part {name} ({} cases)", cases.len());
+        let g = score(&grammar, &cases);
+        for (key, s) in score(&today, &cases) {
+            println!(
+                "  {:<9} {:<3}  the gate {}   grammar {}",
+                key.0,
+                key.1,
+                s.cell(),
+                g[&key].cell()
+            );
+        }
+    }
+    let all: Vec<&Case> = parts.iter().flat_map(|(_, c)| c).collect();
+    println!("pooled ({} cases)", all.len());
+    let pooled = score(&today, &all);
+    let g = score(&grammar, &all);
+    for (key, s) in &pooled {
+        println!(
+            "  {:<9} {:<3}  the gate {}   grammar {}",
+            key.0,
+            key.1,
+            s.cell(),
+            g[key].cell()
+        );
+    }
+    for &(gate, precision, recall) in FLOORS {
+        let s = pooled[&(gate.as_str(), "all".to_string())];
+        assert!(
+            s.precision() >= precision && s.recall() >= recall,
+            "{}: {} below the floor {precision:.3} / {recall:.3}",
+            gate.as_str(),
+            s.cell()
+        );
+    }
+}
