@@ -143,3 +143,79 @@ fn markers_that_end_a_sentence() {
     assert!(out.status.success(), "{out:?}");
     assert!(stdout(&out).contains("h.jsonl"), "{out:?}");
 }
+
+/// Whether `out` holds only the escapes of our own colours: every ESC
+/// starts an SGR sequence (`ESC [ digits ; … m`), and no other control
+/// but the line feed is there.
+fn only_our_escapes(out: &str) -> Result<(), String> {
+    for (i, c) in out.char_indices() {
+        match c {
+            '\n' => {}
+            '\x1b' => {
+                let rest = &out[i + 1..];
+                let sgr = rest.strip_prefix('[').is_some_and(|r| {
+                    let n = r.find(|c: char| !c.is_ascii_digit() && c != ';');
+                    n.is_some_and(|n| r[n..].starts_with('m'))
+                });
+                if !sgr {
+                    return Err(format!(
+                        "a raw escape at {i}: {:?}",
+                        &out[i..]
+                    ));
+                }
+            }
+            c if c.is_control() => {
+                return Err(format!("a raw {c:?} at {i}: {:?}", &out[i..]))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// A transcript's `cwd` and prompt reach the scan's table (the project's
+/// row, the worst sessions' labels): their escape sequences (OSC 0, the
+/// clipboard's OSC 52, CSI 2J, a C1 CSI) were printed raw unless
+/// `--color never`. They are shown as visible escapes, whatever
+/// `--color` says.
+#[test]
+fn terminal_escapes_in_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    // Short enough that the table's columns do not cut them.
+    let cwd = "/home/u/p\x1b]0;x\x07";
+    let prompt = "F\x1b]52;c;ZQ==\x07\x1b[2J\u{9b}1m\x7f\r\n\tnow";
+    std::fs::create_dir(dir.path().join("t")).unwrap();
+    transcript(
+        &dir.path().join("t"),
+        "s.jsonl",
+        &edit_turn(cwd, prompt, "Done."),
+    );
+    for color in ["always", "auto", "never"] {
+        let out =
+            run(dir.path(), &["scan", "--no-progress", "--color", color, "t"]);
+        assert!(out.status.success(), "{out:?}");
+        let text = stdout(&out);
+        // The project's row, and the worst session's label.
+        assert!(text.contains("\np\\x1b]0;x\\x07 "), "{color}: {text}");
+        assert!(
+            text.contains("F\\x1b]52;c;ZQ==\\x07\\x1b[2J"),
+            "{color}: {text}"
+        );
+        if let Err(e) = only_our_escapes(&text) {
+            panic!("--color {color}: {e}\n{text}");
+        }
+    }
+    // `check` prints an unattended entrypoint, and what matched.
+    let mut lines = edit_turn(cwd, prompt, "Done. Tests pass\x1b[2J.");
+    lines[0]["entrypoint"] = json!("sdk\x1b]0;x\x07");
+    transcript(dir.path(), "e.jsonl", &lines);
+    std::fs::write(
+        dir.path().join("sg.toml"),
+        "skip_entrypoints = [\"sdk\\u001b]0;x\\u0007\"]\n",
+    )
+    .unwrap();
+    let out = run(dir.path(), &["check", "--config", "sg.toml", "e.jsonl"]);
+    let text = stdout(&out);
+    assert!(text.contains("sdk\\x1b]0;x\\x07"), "{out:?}");
+    only_our_escapes(&text).unwrap();
+}

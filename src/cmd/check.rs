@@ -11,12 +11,15 @@
 //! entrypoint (`skip_entrypoints`, `sdk-cli` by default) are allowed, as
 //! the hook allows them. It uses a fresh session (no prompts counted,
 //! nothing nagged) and never touches the state directory, so it is safe to
-//! run on any transcript.
+//! run on any transcript: what it prints of the transcript (an entrypoint,
+//! what matched) goes through [`super::inert::terminal`].
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use stopgate::Transcript;
+
+use super::inert::{terminal, terminal_lines};
 use stopgate::{Chain, Turn};
 use stopgate::{Facts, Gates, SessionView, Verdict};
 
@@ -107,7 +110,10 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     } else {
         match &verdict {
             Verdict::Allow => match &unattended {
-                Some(e) => println!("allow (entrypoint {e} is unattended)"),
+                Some(e) => println!(
+                    "allow (entrypoint {} is unattended)",
+                    terminal(e)
+                ),
                 None if !stops => println!(
                     "allow (a turn of kind {} ends in no Stop)",
                     turn.kind().as_str()
@@ -118,11 +124,11 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
                 "block {} {}\n{}",
                 b.gate().as_str(),
                 b.rule(),
-                b.message()
+                terminal_lines(b.message())
             ),
         }
         if !matched.is_empty() {
-            println!("matched: {}", matched.join(", "));
+            println!("matched: {}", terminal(&matched.join(", ")));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -11,6 +11,7 @@ use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
 use stopgate::Format as AgentFormat;
 use stopgate::Gates;
 
+use super::inert::terminal;
 use super::report::{
     percent, session_label, trend, Counts, Flagged, Summary, SummaryBuilder,
 };
@@ -245,7 +246,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             paths.iter().map(|p| p.display().to_string()).collect();
         let msg = format!("no transcripts found under {}", under.join(", "));
         match args.format {
-            Format::Table => println!("{msg}"),
+            Format::Table => println!("{}", terminal(&msg)),
             Format::Jsonl | Format::Csv | Format::Html => {
                 eprintln!("stopgate: {msg}")
             }
@@ -872,7 +873,7 @@ fn write_table(
         unreadable.len()
     )?;
     for u in unreadable.iter().take(10) {
-        writeln!(out, "  {u}")?;
+        writeln!(out, "  {}", terminal(u))?;
     }
     if tally.too_long > 0 {
         writeln!(
@@ -954,13 +955,14 @@ fn write_breakdowns(
             paint(HEAD, &breakdown_header("by agent", 16, ""))
         )?;
         for (agent, c) in &summary.by_agent {
-            writeln!(out, "{}", breakdown_row(agent, 16, c, ""))?;
+            writeln!(out, "{}", breakdown_row(&terminal(agent), 16, c, ""))?;
         }
     }
     writeln!(out)?;
     writeln!(out, "{}", paint(HEAD, &breakdown_header("by project", 16, "")))?;
     for (project, c) in &summary.by_project {
-        writeln!(out, "{}", breakdown_row(&clip(project, 16), 16, c, ""))?;
+        let name = clip(&terminal(project), 16);
+        writeln!(out, "{}", breakdown_row(&name, 16, c, ""))?;
     }
     if !summary.by_period.is_empty() {
         writeln!(out)?;
@@ -1012,7 +1014,7 @@ fn write_worst(out: &mut impl Write, worst: &[Worst]) -> io::Result<()> {
             writeln!(
                 out,
                 "{:<60} {:>8} {:>6}",
-                clip(&w.label, 60),
+                clip(&terminal(&w.label), 60),
                 w.findings,
                 w.turns
             )?;
