@@ -219,3 +219,69 @@ fn terminal_escapes_in_the_table() {
     assert!(text.contains("sdk\\x1b]0;x\\x07"), "{out:?}");
     only_our_escapes(&text).unwrap();
 }
+
+/// A CSV cell that starts with `=`, `+`, `-`, `@`, tab or CR is a formula
+/// to a spreadsheet: such cells (the project, the excerpt) start with a
+/// single quote, as OWASP advises.
+#[test]
+fn formulas_in_csv_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("t")).unwrap();
+    let attacks =
+        ["=1+1", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\t=1", "\r=1"];
+    for (i, a) in attacks.iter().enumerate() {
+        transcript(
+            &dir.path().join("t"),
+            &format!("s{i}.jsonl"),
+            &edit_turn(a, "Fix it.", &format!("{a} Done.")),
+        );
+    }
+    let out = run(
+        dir.path(),
+        &["scan", "--no-progress", "--format", "csv", "--all-turns", "t"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let mut rows = csv_rows(&out.stdout);
+    let header = rows.remove(0);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (project, excerpt) = (col("project"), col("excerpt"));
+    assert_eq!(rows.len(), attacks.len());
+    for row in &rows {
+        for cell in row {
+            assert!(
+                !cell.starts_with(['=', '+', '-', '@', '\t', '\r']),
+                "{cell:?} in {row:?}"
+            );
+        }
+        let a = row[project].strip_prefix('\'').unwrap();
+        assert!(attacks.contains(&a), "{row:?}");
+        assert!(row[excerpt].starts_with('\''), "{row:?}");
+    }
+}
+
+/// The cells of a CSV text, quotes removed (RFC 4180).
+fn csv_rows(bytes: &[u8]) -> Vec<Vec<String>> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut rows = vec![];
+    let (mut row, mut cell) = (vec![], String::new());
+    let mut chars = text.chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                cell.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => cell.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut cell)),
+            (false, '\n') => {
+                row.push(std::mem::take(&mut cell));
+                rows.push(std::mem::take(&mut row));
+            }
+            (false, c) => cell.push(c),
+        }
+    }
+    rows
+}

@@ -1,11 +1,13 @@
-//! Text from a transcript made inert for a terminal.
+//! Text from a transcript made inert for a terminal or a spreadsheet.
 //!
 //! A transcript is written by whatever the agent read: its `cwd`, its
 //! prompts and its messages can hold any character. Printed raw to a
 //! terminal, `ESC ] 52 ;` writes the clipboard, `ESC ] 0 ;` retitles the
-//! window and `ESC [ 2 J` clears the screen. So every text the human output
+//! window and `ESC [ 2 J` clears the screen; opened in a spreadsheet, a
+//! cell that starts with `=` is a formula. So every text the human output
 //! prints goes through [`terminal`], whatever `--color` says (the colour
-//! choice only strips *our* escapes).
+//! choice only strips *our* escapes), and every CSV cell through
+//! [`csv_cell`].
 
 use std::borrow::Cow;
 
@@ -46,6 +48,22 @@ fn is_control(c: char) -> bool {
     matches!(c, '\0'..='\x1f' | '\x7f'..='\u{9f}')
 }
 
+/// The characters that make a spreadsheet read a cell as a formula (or,
+/// for tab and carriage return, that some tools strip before looking for
+/// one), as OWASP's "CSV Injection" page lists them.
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// A CSV cell that no spreadsheet evaluates: one that starts with a
+/// character of [`FORMULA_STARTS`] gets a single quote in front, as
+/// OWASP advises; the CSV writer quotes the cell as it needs.
+pub fn csv_cell(cell: String) -> String {
+    if cell.starts_with(FORMULA_STARTS) {
+        format!("'{cell}")
+    } else {
+        cell
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,5 +77,15 @@ mod tests {
         );
         assert_eq!(terminal("C:\\x1b"), "C:\\\\x1b");
         assert_eq!(terminal_lines("a\x1b\nb\r"), "a\\x1b\nb\\x0d");
+    }
+
+    #[test]
+    fn formulas_are_quoted() {
+        for cell in ["=1+1", "+1", "-2", "@SUM(A1)", "\t=1", "\r=1"] {
+            assert_eq!(csv_cell(cell.to_string()), format!("'{cell}"));
+        }
+        for cell in ["", "a=1", "1", "[\"-x\"]", "'quoted"] {
+            assert_eq!(csv_cell(cell.to_string()), cell);
+        }
     }
 }

@@ -11,7 +11,7 @@ use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
 use stopgate::Format as AgentFormat;
 use stopgate::Gates;
 
-use super::inert::terminal;
+use super::inert::{csv_cell, terminal};
 use super::report::{
     percent, session_label, trend, Counts, Flagged, Summary, SummaryBuilder,
 };
@@ -754,48 +754,58 @@ fn write_csv<W: Write>(
     write_csv_header(w, header)?;
     for row in rows(report, all) {
         // List cells are JSON arrays: shell commands hold every separator
-        // a plain list could use (`;`, `|`, `,`).
+        // a plain list could use (`;`, `|`, `,`). No cell is a formula
+        // (`csv_cell`): a transcript's `cwd` or text may start with `=`.
         let list = |items: Vec<&str>| {
             serde_json::to_string(&items).unwrap_or_default()
         };
         fn strs(v: &[String]) -> Vec<&str> {
             v.iter().map(String::as_str).collect()
         }
-        w.write_record([
-            row.key(),
-            path_text(&row.report.path),
-            row.report.session_id.clone(),
-            row.report.project.clone().unwrap_or_default(),
-            row.turn.turn.to_string(),
-            row.turn.kind.as_str().to_string(),
-            row.turn.timestamp.clone().unwrap_or_default(),
-            row.report.entrypoint.clone().unwrap_or_default(),
-            row.report.agent.as_str().to_string(),
-            row.turn.changed.to_string(),
-            row.turn.audit.clone(),
-            list(row.findings()),
-            list(row.turn.findings.iter().map(|e| e.rule.as_str()).collect()),
-            serde_json::to_string(
-                &row.turn
-                    .findings
-                    .iter()
-                    .map(|e| &e.matched)
-                    .collect::<Vec<_>>(),
-            )
-            .unwrap_or_default(),
-            row.first_evidence()
-                .and_then(|e| e.line)
-                .map(|l| l.to_string())
+        w.write_record(
+            [
+                row.key(),
+                path_text(&row.report.path),
+                row.report.session_id.clone(),
+                row.report.project.clone().unwrap_or_default(),
+                row.turn.turn.to_string(),
+                row.turn.kind.as_str().to_string(),
+                row.turn.timestamp.clone().unwrap_or_default(),
+                row.report.entrypoint.clone().unwrap_or_default(),
+                row.report.agent.as_str().to_string(),
+                row.turn.changed.to_string(),
+                row.turn.audit.clone(),
+                list(row.findings()),
+                list(
+                    row.turn
+                        .findings
+                        .iter()
+                        .map(|e| e.rule.as_str())
+                        .collect(),
+                ),
+                serde_json::to_string(
+                    &row.turn
+                        .findings
+                        .iter()
+                        .map(|e| &e.matched)
+                        .collect::<Vec<_>>(),
+                )
                 .unwrap_or_default(),
-            row.first_evidence()
-                .map(|e| e.excerpt.clone())
-                .unwrap_or_default(),
-            list(strs(&row.turn.subagents)),
-            list(strs(&row.turn.hooks_ran)),
-            row.turn.hook_blocked.to_string(),
-            row.turn.hook_blocks.to_string(),
-            list(strs(&row.turn.blocking_hooks)),
-        ])?;
+                row.first_evidence()
+                    .and_then(|e| e.line)
+                    .map(|l| l.to_string())
+                    .unwrap_or_default(),
+                row.first_evidence()
+                    .map(|e| e.excerpt.clone())
+                    .unwrap_or_default(),
+                list(strs(&row.turn.subagents)),
+                list(strs(&row.turn.hooks_ran)),
+                row.turn.hook_blocked.to_string(),
+                row.turn.hook_blocks.to_string(),
+                list(strs(&row.turn.blocking_hooks)),
+            ]
+            .map(csv_cell),
+        )?;
     }
     Ok(())
 }
