@@ -285,3 +285,30 @@ fn csv_rows(bytes: &[u8]) -> Vec<Vec<String>> {
     }
     rows
 }
+
+/// A shell command built to make the lexer or the change rules
+/// quadratic: `find . -exec ` 200,000 times, then `rm x` (2.6 MB). It
+/// took 104 s to scan, and the hook ran into its timer and allowed the
+/// Stop. It is judged in one pass: a change, found at once.
+#[test]
+fn quadratic_shell_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = format!("{}rm x", "find . -exec ".repeat(200_000));
+    let mut lines = edit_turn("/p", "Clean up.", "Done.");
+    lines[1]["message"]["content"][0]["name"] = json!("Bash");
+    lines[1]["message"]["content"][0]["input"] = json!({"command": command});
+    std::fs::create_dir(dir.path().join("t")).unwrap();
+    transcript(&dir.path().join("t"), "s.jsonl", &lines);
+    let started = std::time::Instant::now();
+    let out = run(dir.path(), &["check", "t/s.jsonl"]);
+    assert!(stdout(&out).starts_with("block audit"), "{out:?}");
+    let out = run(
+        dir.path(),
+        &["scan", "--no-progress", "--format", "jsonl", "--all-turns", "t"],
+    );
+    let took = started.elapsed();
+    let row: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("one JSONL row");
+    assert_eq!(row["changed"], true, "{row}");
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+}
