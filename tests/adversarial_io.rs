@@ -312,3 +312,55 @@ fn quadratic_shell_commands() {
     assert_eq!(row["changed"], true, "{row}");
     assert!(took < std::time::Duration::from_secs(5), "{took:?}");
 }
+
+/// Someone who can write the project's `.claude/` replaces the backup
+/// install made with a link to a private file: `uninstall` copied the
+/// file's bytes into the team's `settings.json` and said "restored … byte
+/// for byte". A backup that is a symbolic link, a hard link, a FIFO (no
+/// hang either) or not a file at all is refused, and said so; uninstall
+/// removes exactly stopgate's entries instead.
+#[test]
+fn planted_backups() {
+    let original = "{\n  \"model\": \"opus\"\n}\n";
+    let plants: [(&str, fn(&Path, &Path)); 4] = [
+        ("symbolic link", |secret, at| {
+            std::os::unix::fs::symlink(secret, at).unwrap()
+        }),
+        ("hard link", |secret, at| std::fs::hard_link(secret, at).unwrap()),
+        ("fifo", |_, at| common::mkfifo(at)),
+        ("directory", |_, at| std::fs::create_dir(at).unwrap()),
+    ];
+    for (what, plant) in plants {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("proj");
+        let claude = project.join(".claude");
+        std::fs::create_dir_all(&claude).unwrap();
+        let settings = claude.join("settings.json");
+        std::fs::write(&settings, original).unwrap();
+        let secret = dir.path().join("id_ed25519");
+        std::fs::write(&secret, "PRIVATE KEY").unwrap();
+        let in_project = |args: &[&str]| {
+            command(dir.path())
+                .args(args)
+                .current_dir(&project)
+                .env("CLAUDE_PROJECT_DIR", &project)
+                .output()
+                .unwrap()
+        };
+        let out = in_project(&["install", "--scope", "project"]);
+        assert!(out.status.success(), "{what}: {out:?}");
+        let backup = claude.join("settings.json.stopgate-backup");
+        std::fs::remove_file(&backup).unwrap();
+        plant(&secret, &backup);
+
+        let out = in_project(&["uninstall", "--scope", "project"]);
+        assert!(out.status.success(), "{what}: {out:?}");
+        let now = std::fs::read_to_string(&settings).unwrap();
+        assert!(!now.contains("PRIVATE"), "{what}: {now}");
+        assert!(!now.contains("stopgate"), "{what}: {now}");
+        assert!(!stdout(&out).contains("byte for byte"), "{what}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("not restoring"), "{what}: {err}");
+        assert_eq!(std::fs::read_to_string(&secret).unwrap(), "PRIVATE KEY");
+    }
+}
