@@ -25,10 +25,14 @@ fn run(dir: &Path, args: &[&str]) -> Output {
     command(dir).args(args).output().unwrap()
 }
 
-/// The binary, isolated: HOME and the state directory in `dir`, no
-/// inherited configuration.
+/// The binary, isolated: see [`isolated`].
 fn command(dir: &Path) -> Command {
-    let mut cmd = Command::new(common::bin());
+    isolated(Command::new(common::bin()), dir)
+}
+
+/// `cmd` isolated: HOME and the state directory in `dir`, no inherited
+/// configuration.
+fn isolated(mut cmd: Command, dir: &Path) -> Command {
     cmd.current_dir(dir)
         .env("HOME", dir)
         .env("STOPGATE_STATE_DIR", dir.join("state"));
@@ -362,5 +366,57 @@ fn planted_backups() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("not restoring"), "{what}: {err}");
         assert_eq!(std::fs::read_to_string(&secret).unwrap(), "PRIVATE KEY");
+    }
+}
+
+/// Under a file size limit (`ulimit -f`), a write past it raised
+/// `SIGXFSZ`, whose default kills the process: every hook run died by
+/// signal 25. The hook ignores it; the write fails with `EFBIG`, which is
+/// one more write error to the hook.
+#[test]
+fn file_size_limit() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let tx = transcript(
+        dir.path(),
+        "s.jsonl",
+        &edit_turn("/p", "Fix it.", "Done."),
+    );
+    let inputs = [
+        json!({"session_id": "s", "transcript_path": tx, "cwd": "/p",
+            "hook_event_name": "PostToolUse", "tool_name": "Write",
+            "tool_use_id": "t9",
+            "tool_input": {"file_path": "/p/a.rs", "content": "x"}}),
+        json!({"session_id": "s", "transcript_path": tx, "cwd": "/p",
+            "hook_event_name": "Stop", "stop_hook_active": false}),
+    ];
+    for debug in ["0", "1"] {
+        for input in &inputs {
+            let mut child = isolated(Command::new("sh"), dir.path())
+                .env("STOPGATE_DEBUG", debug)
+                .arg("-c")
+                .arg("ulimit -f 0 && exec \"$0\" hook")
+                .arg(common::bin())
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(input.to_string().as_bytes()).unwrap();
+            drop(stdin);
+            let out = child.wait_with_output().unwrap();
+            // Exited, not killed. (Whether a Stop whose block cannot be
+            // counted still blocks is the state directory's rule, the one
+            // a full disk meets too.)
+            let want: &[i32] = match input["hook_event_name"].as_str() {
+                Some("Stop") => &[0, 2],
+                _ => &[0],
+            };
+            assert!(
+                out.status.code().is_some_and(|c| want.contains(&c)),
+                "{input}: {out:?}"
+            );
+        }
     }
 }
