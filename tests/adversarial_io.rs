@@ -452,3 +452,41 @@ fn huge_final_text() {
     assert_eq!(row["audit"], "present", "{row}");
     assert!(took < std::time::Duration::from_millis(1500), "{took:?}");
 }
+
+/// `--max-line-bytes 18446744073709551615` lifted the cap on a line's
+/// length: under an address-space limit a long line then panicked inside
+/// the arena allocator. A cap above `scan`'s limit (1 GiB) is refused at
+/// argument parsing, with an error that names the limit.
+#[test]
+fn line_cap_out_of_range() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("t")).unwrap();
+    transcript(
+        &dir.path().join("t"),
+        "s.jsonl",
+        &edit_turn("/p", "Fix it.", "Done."),
+    );
+    for n in [u64::MAX.to_string(), ((1u64 << 30) + 1).to_string()] {
+        let out = run(
+            dir.path(),
+            &["scan", "--no-progress", "--max-line-bytes", &n, "t"],
+        );
+        assert_eq!(out.status.code(), Some(2), "{n}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--max-line-bytes") && err.contains("1 GiB"),
+            "{err}"
+        );
+    }
+    let out = run(
+        dir.path(),
+        &[
+            "scan",
+            "--no-progress",
+            "--max-line-bytes",
+            &(1u64 << 30).to_string(),
+            "t",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+}

@@ -116,13 +116,39 @@ pub struct Args {
     config: Option<PathBuf>,
 
     /// Skip lines longer than this many bytes (counted in the summary), so
-    /// that memory stays near this much per thread.
-    #[arg(long, value_name = "BYTES", default_value_t = archive::DEFAULT_MAX_LINE)]
+    /// that memory stays near this much per thread. At most 1 GiB.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = archive::DEFAULT_MAX_LINE,
+        value_parser = parse_max_line
+    )]
     max_line_bytes: usize,
 
     /// Read files in chunks of this many bytes (for testing).
     #[arg(long, hide = true, default_value_t = archive::DEFAULT_CHUNK)]
     chunk_size: usize,
+}
+
+/// The most `--max-line-bytes` accepts: 1 GiB.
+///
+/// A line is held in memory several times over while it is read and
+/// parsed (the read buffer, the parser's copy, its tape), and the parser's
+/// arena cannot report a failed allocation: it panics. A cap of
+/// `u64::MAX` turned the cap off, and under an address-space limit
+/// (`ulimit -v`) a long line then panicked the scan. A bounded cap keeps
+/// the memory a scan may ask for something a user chose knowingly.
+const MAX_LINE_LIMIT: usize = 1 << 30;
+
+/// `--max-line-bytes`: a byte count no greater than [`MAX_LINE_LIMIT`].
+fn parse_max_line(s: &str) -> Result<usize, String> {
+    let n: u64 = s.parse().map_err(|e| format!("{e}"))?;
+    usize::try_from(n).ok().filter(|&n| n <= MAX_LINE_LIMIT).ok_or_else(|| {
+        format!(
+            "{n} is over the limit of {MAX_LINE_LIMIT} bytes (1 GiB): a \
+                 line is held in memory several times over"
+        )
+    })
 }
 
 /// Run `stopgate scan`.
