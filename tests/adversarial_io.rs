@@ -112,7 +112,7 @@ fn markers_that_end_a_sentence() {
     for (i, m) in markers.iter().enumerate() {
         for text in [
             format!("Fixed. {m}"),
-            format!("{m}"),
+            m.to_string(),
             format!("{m} {m}"),
             format!("{m} The lock in src/a.rs:12 is released on every path."),
         ] {
@@ -317,6 +317,10 @@ fn quadratic_shell_commands() {
     assert!(took < std::time::Duration::from_secs(5), "{took:?}");
 }
 
+/// A way to plant something at a path (the second) given a private file
+/// (the first).
+type Plant = fn(&Path, &Path);
+
 /// Someone who can write the project's `.claude/` replaces the backup
 /// install made with a link to a private file: `uninstall` copied the
 /// file's bytes into the team's `settings.json` and said "restored … byte
@@ -326,7 +330,7 @@ fn quadratic_shell_commands() {
 #[test]
 fn planted_backups() {
     let original = "{\n  \"model\": \"opus\"\n}\n";
-    let plants: [(&str, fn(&Path, &Path)); 4] = [
+    let plants: [(&str, Plant); 4] = [
         ("symbolic link", |secret, at| {
             std::os::unix::fs::symlink(secret, at).unwrap()
         }),
