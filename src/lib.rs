@@ -124,8 +124,8 @@ pub use crate::changes::{tool_changes_files, ChangeReason};
 pub use crate::config::{Config, Gate};
 pub use crate::error::{Error, ErrorKind};
 pub use crate::gates::{
-    text_hash, AuditStatus, Block, Facts, Gates, Nag, PlainAudit, Rule,
-    SessionView, Verdict,
+    judged_window, text_hash, AuditStatus, Block, Facts, Gates, Nag,
+    PlainAudit, Rule, SessionView, Verdict, JUDGED_TAIL_BYTES,
 };
 pub use crate::judge::Judge;
 pub use crate::keywords::{KeywordMatch, KeywordSet, KeywordSetBuilder};

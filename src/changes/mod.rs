@@ -380,9 +380,55 @@ fn is_device(target: &str) -> bool {
 }
 
 /// Judge one simple command. `depth` bounds `bash -c` recursion.
+///
+/// `find … -exec CMD …` is judged by CMD, which may be another `find`:
+/// a loop walks into each, never a recursion, and each word is looked at
+/// a bounded number of times, so a command of 200,000 nested `-exec`s is
+/// judged in one pass (a recursion rescanned the rest at each level:
+/// quadratic time, then a stack overflow).
 fn judge(words: &[Word<'_>], depth: usize) -> Option<ChangeReason> {
+    let mut words = words;
+    let mut depth = depth;
+    // Inside an outer `find`'s `-exec`: these words are part of the outer
+    // one's arguments, which held no `-delete` and end at its terminator.
+    let mut inside_find = false;
+    loop {
+        let i = command_start(words);
+        let name = words.get(i)?;
+        let name = name.rsplit('/').next().unwrap_or(name);
+        let args = &words[i + 1..];
+        if matches!(name, "bash" | "sh" | "zsh" | "dash") && depth < 4 {
+            let pos = args.iter().position(|a| {
+                a == "-c" || (a.starts_with('-') && a.ends_with('c'))
+            })?;
+            return bash_changes_files_at(args.get(pos + 1)?, depth + 1);
+        }
+        if name != "find" {
+            let rule = RULES.iter().find(|r| r.name == name)?;
+            return (rule.writes)(args)
+                .then_some(ChangeReason::Command(rule.name));
+        }
+        if !inside_find && has(args, &["-delete"]) {
+            return Some(ChangeReason::Command("find"));
+        }
+        let pos = args.iter().position(|a| a == "-exec" || a == "-execdir")?;
+        let run = &args[pos + 1..];
+        // The outer terminator was the first after its `-exec`: none is
+        // left inside.
+        let end = match inside_find {
+            true => None,
+            false => run.iter().position(|a| a == ";" || a == "+"),
+        }
+        .unwrap_or(run.len());
+        (words, depth, inside_find) = (&run[..end], depth + 1, true);
+    }
+}
+
+/// Where the command of a simple command starts: past `VAR=value`
+/// assignments and wrappers (`sudo`, `env`, `timeout 5`, …) with their
+/// options.
+fn command_start(words: &[Word<'_>]) -> usize {
     let mut i = 0;
-    // Skip `VAR=value` assignments and wrappers with their options.
     while let Some(w) = words.get(i) {
         let base = w.rsplit('/').next().unwrap_or(w);
         if is_assignment(w) {
@@ -402,28 +448,7 @@ fn judge(words: &[Word<'_>], depth: usize) -> Option<ChangeReason> {
             break;
         }
     }
-    let name = words.get(i)?;
-    let name = name.rsplit('/').next().unwrap_or(name);
-    let args = &words[i + 1..];
-    if matches!(name, "bash" | "sh" | "zsh" | "dash") && depth < 4 {
-        let pos = args.iter().position(|a| {
-            a == "-c" || (a.starts_with('-') && a.ends_with('c'))
-        })?;
-        return bash_changes_files_at(args.get(pos + 1)?, depth + 1);
-    }
-    if name == "find" {
-        if has(args, &["-delete"]) {
-            return Some(ChangeReason::Command("find"));
-        }
-        let pos = args.iter().position(|a| a == "-exec" || a == "-execdir")?;
-        let end = args[pos + 1..]
-            .iter()
-            .position(|a| a == ";" || a == "+")
-            .map_or(args.len(), |e| pos + 1 + e);
-        return judge(&args[pos + 1..end], depth + 1);
-    }
-    let rule = RULES.iter().find(|r| r.name == name)?;
-    (rule.writes)(args).then_some(ChangeReason::Command(rule.name))
+    i
 }
 
 /// [`bash_changes_files`] at a `bash -c` nesting depth.
@@ -604,6 +629,88 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    }
+
+    /// Shapes of command that once took time quadratic in their length
+    /// (`find . -exec ` × 200k + `rm x`, 2.6 MB, took 104 s): each is
+    /// judged in one pass.
+    #[test]
+    fn linear_in_the_command() {
+        const N: usize = 200_000;
+        let shapes = [
+            ("find . -exec ", "rm x", Some("rm")),
+            ("find . -exec ", "ls \\; -delete", Some("find")),
+            ("find . -exec sudo ", "grep x", None),
+            ("find -exec find . -exec ", "sed -i s/a/b/ f", Some("sed")),
+            ("sudo env A=1 ", "rm x", Some("rm")),
+            ("xargs -0 ", "touch f", Some("touch")),
+            ("a ", "b > f", Some("redirect")),
+            ("echo x; ", "ls", None),
+            ("$(", "rm x", Some("rm")),
+        ];
+        for (repeat, tail, want) in shapes {
+            let cmd = format!("{}{tail}", repeat.repeat(N));
+            let started = std::time::Instant::now();
+            let got = bash_changes_files(&cmd).map(rule_name);
+            let took = started.elapsed();
+            assert_eq!(got, want, "{repeat:?} × {N} + {tail:?}");
+            assert!(
+                took < std::time::Duration::from_millis(500),
+                "{repeat:?} × {N} + {tail:?}: {took:?}"
+            );
+        }
+    }
+
+    /// The judge as first written, recursing into each `-exec`: the
+    /// oracle for the loop.
+    fn recursive_judge(
+        words: &[Word<'_>],
+        depth: usize,
+    ) -> Option<ChangeReason> {
+        let i = command_start(words);
+        let name = words.get(i)?;
+        let name = name.rsplit('/').next().unwrap_or(name);
+        let args = &words[i + 1..];
+        if matches!(name, "bash" | "sh" | "zsh" | "dash") && depth < 4 {
+            let pos = args.iter().position(|a| {
+                a == "-c" || (a.starts_with('-') && a.ends_with('c'))
+            })?;
+            return bash_changes_files_at(args.get(pos + 1)?, depth + 1);
+        }
+        if name == "find" {
+            if has(args, &["-delete"]) {
+                return Some(ChangeReason::Command("find"));
+            }
+            let pos =
+                args.iter().position(|a| a == "-exec" || a == "-execdir")?;
+            let end = args[pos + 1..]
+                .iter()
+                .position(|a| a == ";" || a == "+")
+                .map_or(args.len(), |e| pos + 1 + e);
+            return recursive_judge(&args[pos + 1..end], depth + 1);
+        }
+        let rule = RULES.iter().find(|r| r.name == name)?;
+        (rule.writes)(args).then_some(ChangeReason::Command(rule.name))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        #[test]
+        fn same_as_the_recursive_judge(
+            words in proptest::collection::vec(proptest::sample::select(vec![
+                "find", ".", "-exec", "-execdir", ";", "+", "-delete", "rm",
+                "sed", "-i", "grep", "sudo", "env", "A=1", "timeout", "5",
+                "bash", "-c", "rm x", "find . -delete", "{}", "git", "mv",
+            ]), 0..24),
+            depth in 0usize..5,
+        ) {
+            let words: Vec<Word<'_>> =
+                words.into_iter().map(std::borrow::Cow::Borrowed).collect();
+            proptest::prop_assert_eq!(
+                judge(&words, depth),
+                recursive_judge(&words, depth)
+            );
+        }
     }
 
     #[test]

@@ -15,7 +15,8 @@
 //! entrypoint (`skip_entrypoints`, `sdk-cli` by default) are allowed, as
 //! the hook allows them. It uses a fresh session (no prompts counted,
 //! nothing nagged) and never touches the state directory, so it is safe to
-//! run on any transcript.
+//! run on any transcript: what it prints of the transcript (an entrypoint,
+//! what matched) goes through [`super::inert::terminal`].
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,6 +25,8 @@ use stopgate::judge::Skipped;
 use stopgate::Transcript;
 use stopgate::Turn;
 use stopgate::{Facts, Judge, SessionView, Verdict};
+
+use super::inert::{terminal, terminal_lines};
 
 /// Arguments of `stopgate check`.
 #[derive(clap::Args, Debug)]
@@ -101,11 +104,11 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             "block {} {}\n{}",
             b.gate().as_str(),
             b.rule(),
-            b.message()
+            terminal_lines(b.message())
         ),
         (Verdict::Allow, Some(Skipped::Unattended)) => println!(
             "allow (entrypoint {} is unattended)",
-            unattended.as_deref().unwrap_or_default()
+            terminal(unattended.as_deref().unwrap_or_default())
         ),
         (Verdict::Allow, Some(Skipped::NoStop)) => println!(
             "allow (a turn of kind {} ends in no Stop)",
@@ -114,7 +117,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         (Verdict::Allow, None) => println!("allow"),
     }
     if !matched.is_empty() {
-        println!("matched: {}", matched.join(", "));
+        println!("matched: {}", terminal(&matched.join(", ")));
     }
     Ok(ExitCode::SUCCESS)
 }

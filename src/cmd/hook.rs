@@ -52,6 +52,9 @@ pub fn run(args: &Args) -> ExitCode {
     // silently.
     super::signals::install("", 0);
     super::signals::exit_after(Duration::from_millis(DEFAULT_TIMEOUT_MS));
+    // Under `ulimit -f`, a write fails (and the hook fails open) instead of
+    // the process dying by a signal.
+    super::signals::ignore_file_size_limit();
     // A panic must not print its message to stderr.
     std::panic::set_hook(Box::new(|_| {}));
     match std::panic::catch_unwind(|| handle(args, started)) {

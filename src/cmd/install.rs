@@ -7,7 +7,9 @@
 //! file replaces the old one by rename, so a crash leaves either the old
 //! file or the new one. The file keeps its mode and owner, a symlinked
 //! settings file is written through to its target, and no file is ever
-//! written through a link someone planted beside it.
+//! written through a link someone planted beside it, nor restored from a
+//! backup install did not write (a link, a FIFO, another user's file, a
+//! hard link: see [`read_backup`]).
 //!
 //! `uninstall` undoes what install did (see [`install_record`]): the file
 //! as it was, byte for byte, or no file at all if install created it, when
@@ -286,7 +288,9 @@ fn codex(args: &Args, path: &Path, remove: bool) -> Result<(), String> {
     let record = install_record::load(&target);
     if remove {
         if let Some(record) = untouched(args, path, record.as_ref(), &text) {
-            return undo(path, &target, record);
+            if undo(path, &target, record)? {
+                return Ok(());
+            }
         }
         let (updated, n) = codex_config::remove(&text, path, &config)?;
         if args.dry_run {
@@ -347,7 +351,9 @@ fn uninstall(args: &Args, found: &Found) -> Result<(), String> {
     if let Some(record) =
         untouched(args, &found.path, found.record.as_ref(), &original.text)
     {
-        return undo(&found.path, &found.target, record);
+        if undo(&found.path, &found.target, record)? {
+            return Ok(());
+        }
     }
     let mut updated = original.value.clone();
     let n = settings::remove(&mut updated);
@@ -445,8 +451,9 @@ fn note_path_lookup(exe: &Path) {
 }
 
 /// The record of the install to undo byte for byte: one that wrote the
-/// file as it is now, whose backup (if any) is still there. (A backup
-/// someone removed since: uninstall removes the entries instead.)
+/// file as it is now, whose backup (if any) is still there, in whatever
+/// form: [`undo`] judges it. (A backup someone removed since: uninstall
+/// removes the entries instead.)
 fn untouched<'a>(
     args: &Args,
     path: &Path,
@@ -457,7 +464,7 @@ fn untouched<'a>(
         !args.dry_run
             && path.exists()
             && r.wrote(text)
-            && r.backup.as_ref().is_none_or(|b| b.is_file())
+            && r.backup.as_ref().is_none_or(|b| b.symlink_metadata().is_ok())
     })
 }
 
@@ -492,12 +499,14 @@ fn record_install(
 }
 
 /// Undo an install that nothing changed since: put the backup's bytes
-/// back, or remove the file (and the folders) install created.
+/// back, or remove the file (and the folders) install created. `false`
+/// when the backup is not one install wrote (see [`read_backup`]): the
+/// caller removes stopgate's entries instead.
 fn undo(
     path: &Path,
     target: &Path,
     record: &InstallRecord,
-) -> Result<(), String> {
+) -> Result<bool, String> {
     match &record.backup {
         None => {
             remove_created(target, record)?;
@@ -507,16 +516,19 @@ fn undo(
             );
         }
         Some(backup) => {
-            let before = std::fs::read(backup).map_err(|e| {
-                format!(
-                    "{}: the backup of the file before install cannot be \
-                     read ({e}); nothing was changed",
-                    backup.display()
-                )
-            })?;
-            let before = String::from_utf8(before).map_err(|_| {
-                format!("{}: not UTF-8; nothing was changed", backup.display())
-            })?;
+            let before = match read_backup(backup)? {
+                Backup::Text(before) => before,
+                Backup::Refused(why) => {
+                    eprintln!(
+                        "stopgate: not restoring {} from {}: {why}, so \
+                         install did not write it; removing stopgate's \
+                         entries instead",
+                        path.display(),
+                        backup.display()
+                    );
+                    return Ok(false);
+                }
+            };
             replace_file_with(target, &before, false, false)?;
             // The backup now equals the file: keep no copy of it.
             let _ = std::fs::remove_file(backup);
@@ -527,7 +539,68 @@ fn undo(
         }
     }
     install_record::forget(target);
-    Ok(())
+    Ok(true)
+}
+
+/// A backup as [`read_backup`] found it.
+enum Backup {
+    /// The text of a backup install wrote.
+    Text(String),
+    /// Why it is not one: it is not to be read, let alone restored.
+    Refused(String),
+}
+
+/// Read the backup at `path`, if it is still the file install wrote: a
+/// regular file, owned by this user, with one link.
+///
+/// Anyone who can write the folder can replace the backup: with a link to
+/// a private key, restoring would copy the key into a settings file the
+/// whole team shares. So it is opened without following a link (and
+/// without blocking on a FIFO), and judged by the file opened, not by its
+/// name, so a swap after the check changes nothing.
+fn read_backup(path: &Path) -> Result<Backup, String> {
+    let cannot = |e: std::io::Error| {
+        format!(
+            "{}: the backup of the file before install cannot be read \
+             ({e}); nothing was changed",
+            path.display()
+        )
+    };
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path);
+    let mut file = match opened {
+        Ok(f) => f,
+        Err(_) if path.symlink_metadata().is_ok_and(|m| m.is_symlink()) => {
+            return Ok(Backup::Refused("it is a symbolic link".into()))
+        }
+        Err(e) => return Err(cannot(e)),
+    };
+    let meta = file.metadata().map_err(cannot)?;
+    if let Some(why) = unlike_a_backup(&meta) {
+        return Ok(Backup::Refused(why));
+    }
+    let mut before = vec![];
+    std::io::Read::read_to_end(&mut file, &mut before).map_err(cannot)?;
+    String::from_utf8(before).map(Backup::Text).map_err(|_| {
+        format!("{}: not UTF-8; nothing was changed", path.display())
+    })
+}
+
+/// Why a file is not a backup install wrote, if it is not.
+fn unlike_a_backup(meta: &std::fs::Metadata) -> Option<String> {
+    // SAFETY: `geteuid` has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if !meta.file_type().is_file() {
+        Some("it is not a regular file".into())
+    } else if meta.uid() != me {
+        Some(format!("it is owned by user {}, not by you", meta.uid()))
+    } else if meta.nlink() != 1 {
+        Some(format!("it has {} links, not one", meta.nlink()))
+    } else {
+        None
+    }
 }
 
 /// Remove a settings file install created, and the folders it created

@@ -6,6 +6,7 @@ pub mod config;
 pub mod doctor;
 pub mod hook;
 pub mod html;
+pub mod inert;
 pub mod install;
 pub mod install_record;
 pub mod last;

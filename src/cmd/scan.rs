@@ -11,6 +11,7 @@ use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
 use stopgate::Format as AgentFormat;
 use stopgate::Judge;
 
+use super::inert::{csv_cell, terminal};
 use super::report::{
     percent, session_label, trend, Counts, Flagged, Summary, SummaryBuilder,
 };
@@ -115,13 +116,39 @@ pub struct Args {
     config: Option<PathBuf>,
 
     /// Skip lines longer than this many bytes (counted in the summary), so
-    /// that memory stays near this much per thread.
-    #[arg(long, value_name = "BYTES", default_value_t = archive::DEFAULT_MAX_LINE)]
+    /// that memory stays near this much per thread. At most 1 GiB.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = archive::DEFAULT_MAX_LINE,
+        value_parser = parse_max_line
+    )]
     max_line_bytes: usize,
 
     /// Read files in chunks of this many bytes (for testing).
     #[arg(long, hide = true, default_value_t = archive::DEFAULT_CHUNK)]
     chunk_size: usize,
+}
+
+/// The most `--max-line-bytes` accepts: 1 GiB.
+///
+/// A line is held in memory several times over while it is read and
+/// parsed (the read buffer, the parser's copy, its tape), and the parser's
+/// arena cannot report a failed allocation: it panics. A cap of
+/// `u64::MAX` turned the cap off, and under an address-space limit
+/// (`ulimit -v`) a long line then panicked the scan. A bounded cap keeps
+/// the memory a scan may ask for something a user chose knowingly.
+const MAX_LINE_LIMIT: usize = 1 << 30;
+
+/// `--max-line-bytes`: a byte count no greater than [`MAX_LINE_LIMIT`].
+fn parse_max_line(s: &str) -> Result<usize, String> {
+    let n: u64 = s.parse().map_err(|e| format!("{e}"))?;
+    usize::try_from(n).ok().filter(|&n| n <= MAX_LINE_LIMIT).ok_or_else(|| {
+        format!(
+            "{n} is over the limit of {MAX_LINE_LIMIT} bytes (1 GiB): a \
+                 line is held in memory several times over"
+        )
+    })
 }
 
 /// Run `stopgate scan`.
@@ -244,7 +271,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             paths.iter().map(|p| p.display().to_string()).collect();
         let msg = format!("no transcripts found under {}", under.join(", "));
         match args.format {
-            Format::Table => println!("{msg}"),
+            Format::Table => println!("{}", terminal(&msg)),
             Format::Jsonl | Format::Csv | Format::Html => {
                 eprintln!("stopgate: {msg}")
             }
@@ -752,48 +779,58 @@ fn write_csv<W: Write>(
     write_csv_header(w, header)?;
     for row in rows(report, all) {
         // List cells are JSON arrays: shell commands hold every separator
-        // a plain list could use (`;`, `|`, `,`).
+        // a plain list could use (`;`, `|`, `,`). No cell is a formula
+        // (`csv_cell`): a transcript's `cwd` or text may start with `=`.
         let list = |items: Vec<&str>| {
             serde_json::to_string(&items).unwrap_or_default()
         };
         fn strs(v: &[String]) -> Vec<&str> {
             v.iter().map(String::as_str).collect()
         }
-        w.write_record([
-            row.key(),
-            path_text(&row.report.path),
-            row.report.session_id.clone(),
-            row.report.project.clone().unwrap_or_default(),
-            row.turn.turn.to_string(),
-            row.turn.kind.as_str().to_string(),
-            row.turn.timestamp.clone().unwrap_or_default(),
-            row.report.entrypoint.clone().unwrap_or_default(),
-            row.report.agent.as_str().to_string(),
-            row.turn.changed.to_string(),
-            row.turn.audit.clone(),
-            list(row.findings()),
-            list(row.turn.findings.iter().map(|e| e.rule.as_str()).collect()),
-            serde_json::to_string(
-                &row.turn
-                    .findings
-                    .iter()
-                    .map(|e| &e.matched)
-                    .collect::<Vec<_>>(),
-            )
-            .unwrap_or_default(),
-            row.first_evidence()
-                .and_then(|e| e.line)
-                .map(|l| l.to_string())
+        w.write_record(
+            [
+                row.key(),
+                path_text(&row.report.path),
+                row.report.session_id.clone(),
+                row.report.project.clone().unwrap_or_default(),
+                row.turn.turn.to_string(),
+                row.turn.kind.as_str().to_string(),
+                row.turn.timestamp.clone().unwrap_or_default(),
+                row.report.entrypoint.clone().unwrap_or_default(),
+                row.report.agent.as_str().to_string(),
+                row.turn.changed.to_string(),
+                row.turn.audit.clone(),
+                list(row.findings()),
+                list(
+                    row.turn
+                        .findings
+                        .iter()
+                        .map(|e| e.rule.as_str())
+                        .collect(),
+                ),
+                serde_json::to_string(
+                    &row.turn
+                        .findings
+                        .iter()
+                        .map(|e| &e.matched)
+                        .collect::<Vec<_>>(),
+                )
                 .unwrap_or_default(),
-            row.first_evidence()
-                .map(|e| e.excerpt.clone())
-                .unwrap_or_default(),
-            list(strs(&row.turn.subagents)),
-            list(strs(&row.turn.hooks_ran)),
-            row.turn.hook_blocked.to_string(),
-            row.turn.hook_blocks.to_string(),
-            list(strs(&row.turn.blocking_hooks)),
-        ])?;
+                row.first_evidence()
+                    .and_then(|e| e.line)
+                    .map(|l| l.to_string())
+                    .unwrap_or_default(),
+                row.first_evidence()
+                    .map(|e| e.excerpt.clone())
+                    .unwrap_or_default(),
+                list(strs(&row.turn.subagents)),
+                list(strs(&row.turn.hooks_ran)),
+                row.turn.hook_blocked.to_string(),
+                row.turn.hook_blocks.to_string(),
+                list(strs(&row.turn.blocking_hooks)),
+            ]
+            .map(csv_cell),
+        )?;
     }
     Ok(())
 }
@@ -871,7 +908,7 @@ fn write_table(
         unreadable.len()
     )?;
     for u in unreadable.iter().take(10) {
-        writeln!(out, "  {u}")?;
+        writeln!(out, "  {}", terminal(u))?;
     }
     if tally.too_long > 0 {
         writeln!(
@@ -953,13 +990,14 @@ fn write_breakdowns(
             paint(HEAD, &breakdown_header("by agent", 16, ""))
         )?;
         for (agent, c) in &summary.by_agent {
-            writeln!(out, "{}", breakdown_row(agent, 16, c, ""))?;
+            writeln!(out, "{}", breakdown_row(&terminal(agent), 16, c, ""))?;
         }
     }
     writeln!(out)?;
     writeln!(out, "{}", paint(HEAD, &breakdown_header("by project", 16, "")))?;
     for (project, c) in &summary.by_project {
-        writeln!(out, "{}", breakdown_row(&clip(project, 16), 16, c, ""))?;
+        let name = clip(&terminal(project), 16);
+        writeln!(out, "{}", breakdown_row(&name, 16, c, ""))?;
     }
     if !summary.by_period.is_empty() {
         writeln!(out)?;
@@ -1011,7 +1049,7 @@ fn write_worst(out: &mut impl Write, worst: &[Worst]) -> io::Result<()> {
             writeln!(
                 out,
                 "{:<60} {:>8} {:>6}",
-                clip(&w.label, 60),
+                clip(&terminal(&w.label), 60),
                 w.findings,
                 w.turns
             )?;

@@ -1,4 +1,5 @@
-//! A last-resort handler for `SIGBUS`, `SIGSEGV` and a timeout.
+//! A last-resort handler for `SIGBUS`, `SIGSEGV` and a timeout, and
+//! `SIGXFSZ` ignored.
 //!
 //! Reading a memory-mapped file that another process truncated raises
 //! `SIGBUS`. The binary maps transcripts because that is what keeps the
@@ -8,6 +9,12 @@
 //!
 //! Only async-signal-safe calls happen in the handler: `write(2)` of bytes
 //! prepared before the handler was installed, and `_exit(2)`.
+//!
+//! A write past a file size limit (`ulimit -f`) raises `SIGXFSZ`, whose
+//! default kills the process: the hook would die by a signal on every run
+//! once `debug.log` passes the limit, or at once under `ulimit -f 0`.
+//! Ignored ([`ignore_file_size_limit`]), the write fails with `EFBIG`
+//! instead, and the hook treats it as any write error.
 
 use std::sync::OnceLock;
 
@@ -76,5 +83,15 @@ pub fn install(message: &str, status: i32) {
         for signal in [libc::SIGBUS, libc::SIGSEGV] {
             libc::sigaction(signal, &action, std::ptr::null_mut());
         }
+    }
+}
+
+/// Ignore `SIGXFSZ`: a write past the file size limit then fails with
+/// `EFBIG`, an error the caller handles, instead of killing the process.
+pub fn ignore_file_size_limit() {
+    // SAFETY: setting a signal's disposition to "ignore" has no
+    // preconditions; no handler of ours is replaced.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }

@@ -86,7 +86,10 @@ pub fn is_stock_phrase(
         if sentences.last().is_some_and(|&(_, end)| m.start() < end) {
             continue;
         }
-        let (start, mut end) = sentence_bounds(text, m.start());
+        let (start, end) = sentence_bounds(text, m.start());
+        // A marker may hold its sentence's end ("Audit done.", "監査済み。",
+        // "LGTM!"): its sentence then ends with it, as a plain lead's does.
+        let mut end = end.max(m.end());
         // "Self-audit:\n- …": a heading runs on to the end of its paragraph.
         let after_marker = text[m.end()..end].trim();
         if after_marker.is_empty()
@@ -167,6 +170,66 @@ pub fn unverified_claim(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A marker that holds a sentence end, in the middle of a text or at
+    /// its end, is judged, never a panic.
+    #[test]
+    fn markers_ending_in_punctuation() {
+        let markers = [
+            "Audit done.",
+            "LGTM!",
+            "Self-check.",
+            "監査済み。",
+            "Verified?",
+            "done.\n",
+        ];
+        let set = KeywordSet::builder()
+            .ascii_case_insensitive(true)
+            .build(markers)
+            .unwrap();
+        let stock = KeywordSet::builder().build(["LGTM"]).unwrap();
+        let referent = |s: &str| s.contains("lock");
+        for text in [
+            "Fixed. Audit done.",
+            "Audit done. The lock is held across the await.",
+            "LGTM!",
+            "LGTM! LGTM! Self-check.",
+            "監査済み。ロックを確認。",
+            "Verified? yes",
+            "all done.\n\nnext",
+        ] {
+            is_stock_phrase(&set, &stock, &referent, 4, text);
+        }
+        assert!(is_stock_phrase(&set, &stock, &referent, 4, "Audit done."));
+    }
+
+    proptest::proptest! {
+        /// No marker and no text panics the stock-phrase rule.
+        #[test]
+        fn any_marker_any_text(
+            markers in proptest::collection::vec(
+                "[a-zA-Z .!?。！？:：\n-]{1,12}|\\PC{1,6}",
+                1..4,
+            ),
+            text in "([a-zA-Z .!?。！？:：\n-]|\\PC){0,80}",
+            // Some texts are built from the markers themselves.
+            picks in proptest::collection::vec(0usize..8, 0..6),
+        ) {
+            let set = KeywordSet::builder()
+                .ascii_case_insensitive(true)
+                .build(&markers)
+                .unwrap();
+            let stock = KeywordSet::builder().build(["ok"]).unwrap();
+            let mut built = text.clone();
+            for p in picks {
+                built.push_str(&markers[p % markers.len()]);
+                built.push(' ');
+            }
+            for t in [&text, &built] {
+                is_stock_phrase(&set, &stock, &|s: &str| s.len() > 3, 4, t);
+            }
+        }
+    }
 
     #[test]
     fn weights() {

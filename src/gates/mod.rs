@@ -42,6 +42,42 @@ use self::audit::AuditMatcher;
 pub use self::audit::AuditStatus;
 pub use self::plain::PlainAudit;
 
+/// How much of a final text the gates judge: its last 64 KiB (less up to
+/// three bytes, to start on a character). Every constructor of [`Facts`]
+/// cuts the text to this window, so the hook, `check` and the scan judge
+/// the same text.
+///
+/// A final text is bounded only by the transcript's line: a 40 MB one
+/// took 1.7 s to judge, long enough for the hook to run into its timer.
+/// An audit, a claim or a hand-back ends the message, so the tail is what
+/// matters; 64 KiB is some 10,000 words, over ten times the longest
+/// final text of the labelled corpus, so no real message is cut.
+pub const JUDGED_TAIL_BYTES: usize = 64 << 10;
+
+/// The part of `text` the gates judge: all of it, or, when it is longer
+/// than [`JUDGED_TAIL_BYTES`], the last of them from a character
+/// boundary, trailing white space left out (a tail of padding would
+/// otherwise judge as an empty text).
+///
+/// # Example
+///
+/// ```
+/// use stopgate::{judged_window, JUDGED_TAIL_BYTES};
+///
+/// assert_eq!(judged_window("Done."), "Done.");
+/// let long = format!("{}Self-audit: ok.", "é".repeat(JUDGED_TAIL_BYTES));
+/// let w = judged_window(&long);
+/// assert!(w.len() <= JUDGED_TAIL_BYTES && w.ends_with("Self-audit: ok."));
+/// ```
+pub fn judged_window(text: &str) -> &str {
+    if text.len() <= JUDGED_TAIL_BYTES {
+        return text;
+    }
+    let text = text.trim_end();
+    let from = text.len().saturating_sub(JUDGED_TAIL_BYTES);
+    &text[sentence::ceil_boundary(text, from)..]
+}
+
 /// What the gates judge: one turn, as the hook or a scan sees it.
 ///
 /// [`Facts::of_turn`] builds it from a [`Turn`], and [`Facts::new`] from a
@@ -70,12 +106,13 @@ pub struct Facts<'a> {
 }
 
 impl<'a> Facts<'a> {
-    /// The facts of a turn known only by its final text: started by a
-    /// prompt whose text is unknown, no tool uses, no change.
+    /// The facts of a turn known only by its final text (its
+    /// [`judged_window`]): started by a prompt whose text is unknown, no
+    /// tool uses, no change.
     pub fn new(final_text: &'a str) -> Facts<'a> {
         Facts {
             kind: TurnKind::Prompt,
-            final_text,
+            final_text: judged_window(final_text),
             prompt: None,
             tool_uses: &[],
             changed: false,
@@ -89,7 +126,7 @@ impl<'a> Facts<'a> {
     pub fn of_turn(turn: &'a Turn) -> Facts<'a> {
         Facts {
             kind: turn.kind(),
-            final_text: turn.final_text().unwrap_or(""),
+            final_text: judged_window(turn.final_text().unwrap_or("")),
             prompt: turn.prompt().map(|p| p.text()),
             tool_uses: turn.tool_uses(),
             changed: turn.changed(),
@@ -102,9 +139,10 @@ impl<'a> Facts<'a> {
         Facts { kind, ..self }
     }
 
-    /// These facts, with this final assistant text (empty when unknown).
+    /// These facts, with this final assistant text (empty when unknown),
+    /// cut to its [`judged_window`].
     pub fn with_final_text(self, final_text: &'a str) -> Facts<'a> {
-        Facts { final_text, ..self }
+        Facts { final_text: judged_window(final_text), ..self }
     }
 
     /// These facts, with the turn's prompt.
@@ -133,7 +171,8 @@ impl<'a> Facts<'a> {
         self.kind
     }
 
-    /// The final assistant text; empty when unknown.
+    /// The final assistant text as judged (its [`judged_window`]); empty
+    /// when unknown.
     pub fn final_text(&self) -> &'a str {
         self.final_text
     }
@@ -656,5 +695,50 @@ impl Gates {
             self.claims.fired(text).into_iter().map(|k| format!("claim:{k}")),
         );
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_window_is_the_tail() {
+        let short = "a".repeat(JUDGED_TAIL_BYTES);
+        assert_eq!(judged_window(&short).len(), short.len());
+        // A cut inside a character moves on to the next one.
+        let long = format!("x{}", "é".repeat(JUDGED_TAIL_BYTES / 2));
+        let w = judged_window(&long);
+        assert_eq!(w.len(), JUDGED_TAIL_BYTES);
+        assert!(w.chars().all(|c| c == 'é'));
+        let odd = format!("xx{}", "日".repeat(JUDGED_TAIL_BYTES / 3));
+        assert!(judged_window(&odd).len() > JUDGED_TAIL_BYTES - 3);
+        // Padding is no way to hide the text before it.
+        let padded = format!("Done.{}", " ".repeat(2 * JUDGED_TAIL_BYTES));
+        assert_eq!(judged_window(&padded), "Done.");
+    }
+
+    /// A 40 MB final text took 1.7 s to judge (release): the gates read
+    /// its tail, where an audit is, and nothing else.
+    #[test]
+    fn a_huge_final_text_is_judged_by_its_tail() {
+        let gates = Gates::new(&Config::default()).unwrap();
+        let body = "The change touches the parser and the writer. "
+            .repeat(40_000_000 / 46);
+        let audited = format!(
+            "{body}\n\nSelf-audit: the lock in src/a.rs:12 is released on \
+             every error path; tests/lock.rs covers it."
+        );
+        let unaudited = format!("Self-audit: see below.\n\n{body}\nDone.");
+        let session = SessionView::default();
+        let started = std::time::Instant::now();
+        let facts = Facts::new(&audited).with_changed(true);
+        assert!(facts.final_text().len() <= JUDGED_TAIL_BYTES);
+        assert_eq!(gates.evaluate(&facts, &session), Verdict::Allow);
+        let facts = Facts::new(&unaudited).with_changed(true);
+        let verdict = gates.evaluate(&facts, &session);
+        assert_eq!(verdict.block().map(|b| b.rule()), Some(Rule::NoMarker));
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_millis(500), "{took:?}");
     }
 }

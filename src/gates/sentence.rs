@@ -252,7 +252,7 @@ pub(crate) fn floor_boundary(s: &str, n: usize) -> usize {
 }
 
 /// The smallest char boundary of `s` at or above `n`.
-fn ceil_boundary(s: &str, n: usize) -> usize {
+pub(crate) fn ceil_boundary(s: &str, n: usize) -> usize {
     (n..=s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(s.len())
 }
 

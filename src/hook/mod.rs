@@ -210,7 +210,9 @@ pub fn stop(
     let session = SessionView::new(lock.prompted(), &nags);
     let verdict = judge.evaluate(&facts, &session);
     consume_if_allowed(&lock, &changes, &verdict, judge, &session, &mut notes);
-    let decision = record_block(&lock, verdict, final_text, &mut notes);
+    // The nag is keyed on the text as judged, as the gates look it up.
+    let decision =
+        record_block(&lock, verdict, facts.final_text(), &mut notes);
     drop(lock);
     state.cleanup();
     notes.push(format!("stop: {decision:?}"));
