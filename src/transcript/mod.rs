@@ -31,6 +31,7 @@ mod turn;
 
 pub use self::format::Format;
 pub use self::query::{FinalMessage, FinalText};
+pub(crate) use self::source::open_regular;
 pub use self::source::Transcript;
 pub use self::turn::{Chain, Prompt, StopBlocks, ToolCall, Turn, TurnKind};
 
