@@ -130,7 +130,10 @@ fn check_codex(r: &mut Report) {
         r.line(false, "codex: HOME is not set");
         return;
     };
-    let text = match std::fs::read_to_string(&path) {
+    let text = match super::userfile::read_to_string(
+        &path,
+        super::userfile::MAX_SETTINGS_BYTES,
+    ) {
         Ok(t) => t,
         Err(e) => {
             r.line(
