@@ -283,6 +283,12 @@ impl StateDir {
     /// Call it after the verdict is delivered: it is the one part of a
     /// Stop whose cost grows with the directory.
     pub fn cleanup(&self) {
+        self.cleanup_bounded(SWEEP_BUDGET, SWEEP_MAX_REMOVED);
+    }
+
+    /// [`StateDir::cleanup`], with a sweep bounded by `budget` and
+    /// `max_removed`.
+    fn cleanup_bounded(&self, budget: Duration, max_removed: usize) {
         let now = SystemTime::now();
         let stamp = self.root.join(CLEANUP_STAMP);
         let due = fs::symlink_metadata(&stamp)
@@ -293,7 +299,7 @@ impl StateDir {
         if !due || !self.claim_cleanup(&stamp, now) {
             return;
         }
-        if !self.sweep(now, Instant::now()) {
+        if !self.sweep(now, Instant::now() + budget, max_removed) {
             // Cut short: the next sweep is due in a minute.
             let sooner = now - CLEANUP_INTERVAL + SWEEP_RESUME;
             let _ = self.claim_cleanup(&stamp, sooner);
@@ -301,7 +307,12 @@ impl StateDir {
     }
 
     /// One bounded pass over the directory: whether it got to the end.
-    fn sweep(&self, now: SystemTime, started: Instant) -> bool {
+    fn sweep(
+        &self,
+        now: SystemTime,
+        deadline: Instant,
+        max_removed: usize,
+    ) -> bool {
         let Ok(entries) = fs::read_dir(&self.root) else { return true };
         let old = |m: &fs::Metadata| {
             m.modified()
@@ -311,8 +322,8 @@ impl StateDir {
         };
         let mut removed = 0;
         for (i, entry) in entries.flatten().enumerate() {
-            if removed >= SWEEP_MAX_REMOVED
-                || (i % 64 == 0 && started.elapsed() >= SWEEP_BUDGET)
+            if removed >= max_removed
+                || (i % 64 == 0 && Instant::now() >= deadline)
             {
                 return false;
             }
@@ -748,7 +759,7 @@ mod tests {
         dir.raise_flag("new", None).unwrap();
         let eight_days = Duration::from_secs(8 * 24 * 3600);
         age(&dir.path().join("old.flag"), eight_days);
-        dir.cleanup();
+        sweep_all(&dir);
         assert!(!dir.flag_present("old"));
         assert!(dir.flag_present("new"));
     }
@@ -861,6 +872,42 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(1));
     }
 
+    /// A sweep with no bound on its time: a loaded machine must not cut
+    /// the sweeps these tests count on.
+    fn sweep_all(dir: &StateDir) {
+        dir.cleanup_bounded(Duration::from_secs(3600), usize::MAX);
+    }
+
+    /// A sweep cut short by its bound leaves the rest for a sweep a
+    /// minute later, not an hour later.
+    #[test]
+    fn a_bounded_sweep_goes_on_a_minute_later() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::open(&tmp.path().join("s")).unwrap();
+        let month = Duration::from_secs(30 * 24 * 3600);
+        for i in 0..10 {
+            dir.raise_flag(&format!("old-{i}"), None).unwrap();
+            age(&dir.path().join(format!("old-{i}.flag")), month);
+        }
+        let flags = |dir: &StateDir| {
+            (0..10).filter(|i| dir.flag_present(&format!("old-{i}"))).count()
+        };
+        dir.cleanup_bounded(Duration::from_secs(3600), 4);
+        assert_eq!(flags(&dir), 6);
+        let stamp = dir.path().join(CLEANUP_STAMP);
+        let age_of_stamp = SystemTime::now()
+            .duration_since(fs::metadata(&stamp).unwrap().modified().unwrap())
+            .unwrap();
+        let due_in = CLEANUP_INTERVAL - age_of_stamp;
+        assert!(due_in <= SWEEP_RESUME, "due in {due_in:?}");
+        // Not yet due: nothing more goes.
+        dir.cleanup_bounded(Duration::from_secs(3600), 4);
+        assert_eq!(flags(&dir), 6);
+        age(&stamp, CLEANUP_INTERVAL);
+        sweep_all(&dir);
+        assert_eq!(flags(&dir), 0);
+    }
+
     fn age(path: &Path, by: Duration) {
         File::options()
             .write(true)
@@ -880,7 +927,7 @@ mod tests {
             dir.raise_flag(&key, None).unwrap();
             age(&dir.path().join(format!("{key}.flag")), month);
         }
-        dir.cleanup();
+        sweep_all(&dir);
         let left = fs::read_dir(dir.path()).unwrap().count();
         // Only the stamp, and the lock files taken to remove the flags.
         let locks = fs::read_dir(dir.path())
@@ -895,10 +942,10 @@ mod tests {
         // The next sweep waits for the interval.
         dir.raise_flag("later", None).unwrap();
         age(&dir.path().join("later.flag"), month);
-        dir.cleanup();
+        sweep_all(&dir);
         assert!(dir.flag_present("later"));
         age(&dir.path().join(CLEANUP_STAMP), CLEANUP_INTERVAL * 2);
-        dir.cleanup();
+        sweep_all(&dir);
         assert!(!dir.flag_present("later"));
     }
 
@@ -909,12 +956,12 @@ mod tests {
         let month = Duration::from_secs(30 * 24 * 3600);
         let held = dir.lock("busy").unwrap();
         age(&dir.path().join("busy.lock"), month);
-        dir.cleanup();
+        sweep_all(&dir);
         assert!(dir.path().join("busy.lock").exists());
         drop(held);
         // Unheld and old: removed, and a later lock still excludes.
         age(&dir.path().join(CLEANUP_STAMP), CLEANUP_INTERVAL * 2);
-        dir.cleanup();
+        sweep_all(&dir);
         assert!(!dir.path().join("busy.lock").exists());
         let a = dir.lock("busy").unwrap();
         assert!(dir.lock_with("busy", false).unwrap().is_none());
