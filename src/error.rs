@@ -70,6 +70,10 @@ enum Inner {
         path: PathBuf,
         what: &'static str,
     },
+    Special {
+        path: PathBuf,
+        what: &'static str,
+    },
     EmptyKeyword {
         index: usize,
     },
@@ -101,6 +105,12 @@ impl Error {
 
     pub(crate) fn not_a_file(path: &Path, what: &'static str) -> Error {
         Error { kind: Inner::NotAFile { path: path.to_path_buf(), what } }
+    }
+
+    /// A FIFO, a device or a socket where a file to read was expected:
+    /// refused, since it could block or never end.
+    pub(crate) fn special(path: &Path, what: &'static str) -> Error {
+        Error { kind: Inner::Special { path: path.to_path_buf(), what } }
     }
 
     pub(crate) fn empty_keyword(index: usize) -> Error {
@@ -143,7 +153,9 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self.kind {
             Inner::Io { .. } => ErrorKind::Io,
-            Inner::NotAFile { .. } => ErrorKind::NotAFile,
+            Inner::NotAFile { .. } | Inner::Special { .. } => {
+                ErrorKind::NotAFile
+            }
             Inner::EmptyKeyword { .. } | Inner::Keywords(_) => {
                 ErrorKind::Keywords
             }
@@ -158,6 +170,7 @@ impl Error {
         match self.kind {
             Inner::Io { ref path, .. }
             | Inner::NotAFile { ref path, .. }
+            | Inner::Special { ref path, .. }
             | Inner::MissingPath { ref path } => Some(path),
             Inner::Config { ref path, .. } => path.as_deref(),
             _ => None,
@@ -206,6 +219,9 @@ impl fmt::Display for Error {
                     path.display(),
                     what
                 )
+            }
+            Inner::Special { ref path, what } => {
+                write!(f, "{}: not a regular file ({what})", path.display())
             }
             Inner::EmptyKeyword { index } => {
                 write!(

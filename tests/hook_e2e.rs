@@ -482,7 +482,13 @@ fn symlinked_state_dir_is_refused() {
     tx.user("Fix.").write_tool("toolu_1").text("Fixed.");
     let t = tx.save(h.dir.path(), "t.jsonl");
     assert_silent_allow(&h.post_write("s15"));
-    assert_silent_allow(&h.stop("s15", &t, None));
+    // The Stop is let through, and the user is told why (issue 49).
+    let out = h.stop("s15", &t, None);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty());
+    let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let said = said["systemMessage"].as_str().unwrap();
+    assert!(said.contains("is a symlink"), "{said}");
     assert_eq!(
         std::fs::read_dir(&real).unwrap().count(),
         0,

@@ -19,7 +19,6 @@
 //! `transcript/late.rs`.
 
 use std::cell::RefCell;
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -236,8 +235,10 @@ pub fn scan_file(
             ..FileReport::default()
         };
     }
-    match File::open(path) {
-        Ok(file) => {
+    // Listed as a file, it may be a FIFO by now: the open never waits, and
+    // what it opened must be a regular file.
+    match crate::transcript::open_regular(path) {
+        Ok((file, _)) => {
             // The entrypoint is learnt from the head as it streams past.
             let head = RefCell::new(HeadEntrypoint::default());
             let reader = HeadTee { inner: file, head: &head };
@@ -253,10 +254,17 @@ pub fn scan_file(
             path: path.to_path_buf(),
             session_id,
             subagent,
-            error: Some(e.to_string()),
+            error: Some(without_path(&e.to_string(), path)),
             ..FileReport::default()
         },
     }
+}
+
+/// An error message without the path it starts with: the report names
+/// the file already.
+fn without_path(message: &str, path: &Path) -> String {
+    let prefix = format!("{}: ", path.display());
+    message.strip_prefix(&prefix).unwrap_or(message).to_string()
 }
 
 /// Scan a transcript from any reader; `path` names it in the report and

@@ -78,8 +78,18 @@ pub fn run(args: &Args) -> ExitCode {
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let config = super::config::load_strict(args.config.as_deref())?;
     let judge = Judge::new(&config).map_err(|e| e.to_string())?;
-    let transcript =
-        Transcript::read(&args.file).map_err(|e| e.to_string())?;
+    let name = args.file.display().to_string();
+    super::signals::install(
+        &format!("stopgate: {name}: file was truncated while being read\n"),
+        2,
+    );
+    // SAFETY: a truncation while the file is mapped raises SIGBUS, which
+    // the handler above turns into a one-line error and exit status 2.
+    // Mapped rather than read, memory is bounded by the page cache, not a
+    // copy of the whole file; a special file (a FIFO, `/dev/zero`) is
+    // refused, never waited on or read without end.
+    let transcript = unsafe { Transcript::open_mmap_regular(&args.file) }
+        .map_err(|e| e.to_string())?;
     if !transcript.looks_like_transcript() {
         return Err(not_a_transcript(&args.file));
     }

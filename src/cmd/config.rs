@@ -66,17 +66,22 @@ pub fn locate(explicit: Option<&Path>) -> Option<PathBuf> {
     Config::locate(explicit, &env_var)
 }
 
-/// Load the configuration, falling back to the defaults on any problem.
-/// The problem, if any, is returned for the debug log.
-pub fn load(explicit: Option<&Path>) -> (Config, Option<String>) {
+/// Load the configuration, falling back to the defaults on any problem:
+/// the configuration, a note for the debug log, and the problem, if any,
+/// for the user.
+pub fn load(
+    explicit: Option<&Path>,
+) -> (Config, Option<String>, Option<String>) {
     let Some(path) = locate(explicit) else {
-        return (Config::default(), None);
+        return (Config::default(), None, None);
     };
     match Config::from_file(&path) {
-        Ok(c) => (c, Some(format!("config {}: loaded", path.display()))),
-        Err(e) => {
-            (Config::default(), Some(format!("config {e}; using defaults")))
-        }
+        Ok(c) => (c, Some(format!("config {}: loaded", path.display())), None),
+        Err(e) => (
+            Config::default(),
+            Some(format!("config {e}; using defaults")),
+            Some(format!("config {e}")),
+        ),
     }
 }
 

@@ -130,7 +130,10 @@ fn check_codex(r: &mut Report) {
         r.line(false, "codex: HOME is not set");
         return;
     };
-    let text = match std::fs::read_to_string(&path) {
+    let text = match super::userfile::read_to_string(
+        &path,
+        super::userfile::MAX_SETTINGS_BYTES,
+    ) {
         Ok(t) => t,
         Err(e) => {
             r.line(
@@ -387,35 +390,39 @@ fn check_config(r: &mut Report) {
                 Ok(_) => {
                     r.line(true, &format!("config {}: valid", path.display()))
                 }
+                // What the hook tells the user, word for word.
                 Err(e) => r.line(
                     false,
-                    &format!(
-                        "config {e} (the hook falls back to the defaults)"
-                    ),
+                    &stopgate::hook::Fault::Config(format!("config {e}"))
+                        .message(),
                 ),
             }
         }
     }
 }
 
+/// The state directory, by the hook's own rule (OpenSSH's: owned by you,
+/// writable by no one else); a refusal is reported in the words the hook
+/// tells the user.
 fn check_state(r: &mut Report) {
+    use stopgate::hook::{Fault, StateDir};
     let Some(dir) = stopgate::hook::default_dir(|k| std::env::var(k).ok())
     else {
-        r.line(
-            false,
-            "state directory: HOME is not set, so the hook keeps no state",
-        );
+        let fault =
+            Fault::StateDir("no state directory: HOME is not set".into());
+        r.line(false, &fault.message());
         return;
     };
-    match stopgate::hook::StateDir::open(&dir) {
-        Err(e) => r.line(false, &format!("state directory: {e}")),
+    match StateDir::open(&dir) {
+        Err(e) => r.line(false, &Fault::StateDir(e.to_string()).message()),
         Ok(_) => {
             let meta = std::fs::symlink_metadata(&dir);
             let mode = meta.as_ref().map(|m| m.mode() & 0o777).unwrap_or(0);
             r.line(
-                mode == 0o700,
+                true,
                 &format!(
-                    "state directory {}: mode {mode:o}, owned by you",
+                    "state directory {}: mode {mode:o}, owned by you, \
+                     writable by no one else",
                     dir.display()
                 ),
             );

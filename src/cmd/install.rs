@@ -28,6 +28,7 @@ use stopgate::Format;
 use super::codex_config;
 use super::install_record::{self, InstallRecord};
 use super::settings;
+use super::userfile::{self, MAX_SETTINGS_BYTES};
 
 /// Which settings file to edit.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,7 +144,7 @@ pub fn read_settings(path: &Path) -> Result<Value, String> {
 
 /// Read a settings file with its text: see [`read_settings`].
 pub fn read_settings_text(path: &Path) -> Result<Settings, String> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match userfile::read_to_string(path, MAX_SETTINGS_BYTES) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(format!("{}: {e}", path.display())),
@@ -276,7 +277,7 @@ fn install(args: &Args, found: &Found) -> Result<(), String> {
 /// trust entries in Codex CLI's config.toml ([`codex_config`]), with the
 /// same backup, record and undo as settings.json.
 fn codex(args: &Args, path: &Path, remove: bool) -> Result<(), String> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match userfile::read_to_string(path, MAX_SETTINGS_BYTES) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(format!("{}: {e}", path.display())),
@@ -741,7 +742,7 @@ fn real_target(path: &Path) -> std::io::Result<PathBuf> {
 /// else `NAME.stopgate-backup.1`, `.2`, …; an earlier backup is never
 /// overwritten, and a name someone else planted (a link) is skipped.
 fn backup(target: &Path, mode: u32) -> std::io::Result<PathBuf> {
-    let original = std::fs::read(target)?;
+    let original = userfile::read(target, MAX_SETTINGS_BYTES)?;
     for n in 0u32.. {
         let mut name = target.as_os_str().to_owned();
         name.push(".stopgate-backup");

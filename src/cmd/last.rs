@@ -28,8 +28,10 @@ pub fn run(args: &Args) -> ExitCode {
     );
     // SAFETY: if another process truncates the file while we read it, the
     // handler installed above turns the SIGBUS into a one-line error and
-    // exit status 2. Appends are harmless.
-    let transcript = match unsafe { Transcript::open_mmap(&args.file) } {
+    // exit status 2. Appends are harmless. A special file (a FIFO,
+    // `/dev/zero`) is refused, never waited on or read without end.
+    let transcript = match unsafe { Transcript::open_mmap_regular(&args.file) }
+    {
         Ok(t) => t,
         Err(err) => {
             eprintln!("stopgate: {err}");

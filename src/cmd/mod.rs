@@ -14,6 +14,7 @@ pub mod report;
 pub mod scan;
 pub mod settings;
 pub mod signals;
+pub mod userfile;
 pub mod when;
 
 /// The agents `--agent` accepts.

@@ -43,13 +43,19 @@
 //! 6. **a change stays pending until it is audited**: it is consumed
 //!    (its ids and the turn's change keys recorded as seen, the flag
 //!    lowered) only when the Stop is allowed, because the audit and hollow
-//!    gates passed or the cap was reached. A block leaves it pending, so
+//!    gates passed or the cap was reached, and there was a final text to
+//!    judge (an empty one judges nothing). A block leaves it pending, so
 //!    the agent's reply to the block is judged at the next Stop, and a
 //!    tool use that reaches the transcript late (its id already consumed)
 //!    cannot count as a second change;
 //! 7. a block by the audit or hollow gate counts towards the cap, which
 //!    bounds every loop; a block by the others records the gate and the
-//!    text's hash, which count towards that gate's cap.
+//!    text's hash, which count towards that gate's cap. A block that
+//!    cannot be recorded is not given: the Stop is allowed, with
+//!    [`Outcome::fault`] set for the user to be told.
+//!
+//! The state directory's hourly sweep is not part of a Stop: the caller
+//! runs [`StateDir::cleanup`] after it has delivered the verdict.
 //!
 //! The final text is `last_assistant_message` when the client sends it
 //! (the transcript may lag), else the turn's; for Gemini CLI, whose
@@ -61,6 +67,7 @@
 //! `agent_transcript_path`, whose every line is a sidechain line, with
 //! state keyed by `agent_id`.
 
+mod fault;
 mod input;
 mod state;
 
@@ -72,6 +79,7 @@ use crate::transcript::{Chain, Format, Transcript, Turn};
 
 use self::state::SessionLock;
 
+pub use self::fault::Fault;
 pub use self::input::{Event, HookInput};
 pub use self::state::{default_dir, StateDir};
 pub use crate::transcript::safe_id;
@@ -100,11 +108,18 @@ pub struct Outcome {
     pub decision: Decision,
     /// Why, step by step; written to the debug log when it is on.
     pub notes: Vec<String>,
+    /// The hook's own fault that made it allow, if one did: the user is
+    /// to be told ([`Fault::message`]).
+    pub fault: Option<Fault>,
 }
 
 impl Outcome {
     fn allow(note: impl Into<String>) -> Outcome {
-        Outcome { decision: Decision::Allow, notes: vec![note.into()] }
+        Outcome {
+            decision: Decision::Allow,
+            notes: vec![note.into()],
+            fault: None,
+        }
     }
 }
 
@@ -193,9 +208,11 @@ pub fn stop(
     let lock = match state.lock(&target.key) {
         Ok(lock) => lock,
         Err(e) => {
-            return Outcome::allow(format!(
+            let mut o = Outcome::allow(format!(
                 "stop: cannot lock session state: {e}"
-            ))
+            ));
+            o.fault = Some(Fault::StateDir(format!("its lock failed: {e}")));
+            return o;
         }
     };
     let changes = Changes::under_lock(&lock, &turn, judge);
@@ -209,14 +226,20 @@ pub fn stop(
     let nags = lock.nags();
     let session = SessionView::new(lock.prompted(), &nags);
     let verdict = judge.evaluate(&facts, &session);
-    consume_if_allowed(&lock, &changes, &verdict, judge, &session, &mut notes);
+    if final_text.trim().is_empty() {
+        notes
+            .push("stop: no final text to judge: changes stay pending".into());
+    } else {
+        consume_if_allowed(
+            &lock, &changes, &verdict, judge, &session, &mut notes,
+        );
+    }
     // The nag is keyed on the text as judged, as the gates look it up.
-    let decision =
+    let (decision, fault) =
         record_block(&lock, verdict, facts.final_text(), &mut notes);
     drop(lock);
-    state.cleanup();
     notes.push(format!("stop: {decision:?}"));
-    Outcome { decision, notes }
+    Outcome { decision, notes, fault }
 }
 
 /// Step 1: Whose Stop, and which transcript: the target, or the allowing
@@ -334,15 +357,17 @@ fn consume_if_allowed(
 }
 
 /// Step 7: Record the block: the audit gates count towards the cap; the others
-/// record the nag, which counts towards theirs.
+/// record the nag, which counts towards theirs. A block that cannot be
+/// recorded (a full disk) is not given: it would not count towards any
+/// cap, so the hook fails open, with the fault to tell.
 fn record_block(
     lock: &SessionLock,
     verdict: Verdict,
     final_text: &str,
     notes: &mut Vec<String>,
-) -> Decision {
+) -> (Decision, Option<Fault>) {
     let Verdict::Block(block) = verdict else {
-        return Decision::Allow;
+        return (Decision::Allow, None);
     };
     let recorded = if block.is_audit() {
         lock.increment_prompted().map(drop)
@@ -350,13 +375,15 @@ fn record_block(
         lock.record_nag(Nag::new(block.gate(), text_hash(final_text)))
     };
     if let Err(e) = recorded {
-        notes.push(format!("stop: recording the block failed: {e}"));
+        notes.push(format!("stop: recording the block failed: {e}; allowed"));
+        return (Decision::Allow, Some(Fault::Record(e.to_string())));
     }
-    Decision::Block {
+    let decision = Decision::Block {
         gate: block.gate(),
         rule: block.rule(),
         message: block.message().to_string(),
-    }
+    };
+    (decision, None)
 }
 
 /// The final text the gates judge. Claude Code and Codex CLI send it

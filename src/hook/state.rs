@@ -15,35 +15,59 @@
 //!
 //! # Nothing is written through a link, nothing blocks
 //!
-//! The directory is private: it is created with mode 0700, and a directory
-//! that is a symlink, that another user owns, or that others can enter
-//! (any of the mode bits 0o077) is refused, not repaired: someone else may
-//! already have planted files in it. The hook treats a refused directory as
-//! "no state" and fails open; `stopgate doctor` says why.
+//! The directory follows OpenSSH's rule for `~/.ssh`: it must be owned by
+//! the user and writable by no one else. A plain `mkdir` (0755) passes; a
+//! new one is created 0700. A directory that is a symlink, that another
+//! user owns, or that its group or others can write is refused, not
+//! repaired: someone else may already have planted files in it. The hook
+//! then keeps no state, fails open and says so ([`Fault`]); `stopgate
+//! doctor` says the same.
 //!
 //! Inside it, every file is opened with `O_NOFOLLOW` (a planted symlink is
 //! an error, never followed) and `O_NONBLOCK` (a planted FIFO cannot hold
-//! the hook), and must then be a regular file. Replacement files are
+//! the hook), and must then be a regular file. A file written in place
+//! (the flag, the count, the debug log, the cleanup stamp) must also have
+//! one link and mode 0600: a hard link planted in the directory is left
+//! alone and replaced by a new file, and a looser mode is tightened, so
+//! that nothing is written to an inode that has another name and no file
+//! is readable by others in a 0755 directory. Replacement files are
 //! created with `O_EXCL` under a name unique to the process, then renamed
 //! into place; `rename` replaces a link, it never writes through one.
+//!
+//! # A block that cannot be counted is not given
+//!
+//! The count bounds every loop of blocks. When it cannot be written (a
+//! full disk, a file-size limit, a read-only file system), the error
+//! reaches the Stop, which then allows: the hook never blocks more often
+//! than it can count. The count is written with `pwrite`, whose error a
+//! full disk reports; it is not `fsync`ed, since the next Stop reads it
+//! from the same page cache.
 //!
 //! # Locks and cleanup
 //!
 //! A lock file is never deleted while it could be held: cleanup deletes a
 //! session's old files only while it holds that session's lock itself, and
 //! a hook that locked a file which cleanup then unlinked sees that the path
-//! no longer names its file and locks again. Cleanup sweeps the whole
-//! directory at most once per [`CLEANUP_INTERVAL`], claimed by touching a
-//! stamp file, so it always makes progress and costs one `stat` on other
-//! runs.
+//! no longer names its file and locks again. (A lock file is never written,
+//! so a link in its place is only locked, never replaced: replacing it
+//! could let two holders in.) Cleanup sweeps the directory at most once per
+//! [`CLEANUP_INTERVAL`], claimed by touching a stamp file, so it costs one
+//! `stat` on other runs; a sweep stops after [`SWEEP_BUDGET`] or
+//! [`SWEEP_MAX_REMOVED`] removals and resumes a minute later, so that a
+//! huge directory never holds a Stop. The hook sweeps only after its
+//! verdict is delivered.
+//!
+//! [`Fault`]: super::Fault
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{
+    DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt, PermissionsExt,
+};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::config::Gate;
 use crate::error::Error;
@@ -64,16 +88,37 @@ pub(crate) const CLEANUP_INTERVAL: Duration = Duration::from_secs(3600);
 /// holds at most [`MAX_SEEN`] keys of at most 140 bytes.
 const MAX_STATE_FILE: u64 = 1 << 20;
 
+/// A sweep stops after this long, and goes on at the next.
+pub(crate) const SWEEP_BUDGET: Duration = Duration::from_millis(50);
+
+/// A sweep stops after removing this many files, and goes on at the next.
+pub(crate) const SWEEP_MAX_REMOVED: usize = 1000;
+
+/// A sweep that stopped early goes on after this long, not a whole
+/// [`CLEANUP_INTERVAL`] later.
+const SWEEP_RESUME: Duration = Duration::from_secs(60);
+
 /// The stamp file whose modification time records the last cleanup.
 const CLEANUP_STAMP: &str = "cleanup.stamp";
 
 /// The debug log's name.
 const DEBUG_LOG: &str = "debug.log";
 
+/// The debug log's previous generation: the log is moved here when it
+/// passes [`MAX_DEBUG_LOG`].
+const DEBUG_LOG_OLD: &str = "debug.log.old";
+
+/// Past this size, the debug log starts afresh (the last generation is
+/// kept as [`DEBUG_LOG_OLD`]): two generations bound it.
+const MAX_DEBUG_LOG: u64 = 1 << 20;
+
+/// The most bytes of one debug log entry; the rest is cut, and counted.
+const MAX_DEBUG_ENTRY: usize = 4096;
+
 /// The extensions of a session's files, longest first where one ends
 /// another.
 const SESSION_FILES: &[&str] =
-    &["flag.taken", "flag", "count", "seen", "nag", "lock"];
+    &["flag.taken", "flag", "count", "seen", "nag", "lock", "told"];
 
 /// Where the state directory is, from the environment.
 ///
@@ -102,9 +147,9 @@ impl StateDir {
     /// # Errors
     ///
     /// An I/O error naming the directory when it cannot be created, or it
-    /// is a symlink, not a directory,
-    /// owned by another user, or open to others (mode bits 0o077): such a
-    /// directory is refused, not repaired.
+    /// is a symlink, not a directory, owned by another user, or writable
+    /// by its group or others (mode bits 0o022): such a directory is
+    /// refused, not repaired.
     pub fn open(root: &Path) -> Result<StateDir, Error> {
         StateDir::open_io(root).map_err(|e| Error::io(root, e))
     }
@@ -123,11 +168,11 @@ impl StateDir {
         if meta.uid() != me {
             return Err(refused("is owned by another user"));
         }
-        if meta.mode() & 0o077 != 0 {
+        if meta.mode() & 0o022 != 0 {
             return Err(refused(&format!(
-                "has mode {:o}, open to other users (it must be 0700; \
-                     stopgate does not repair it, since files may already \
-                     have been planted: check it, then chmod 700 it)",
+                "is writable by other users (mode {:o}); stopgate does \
+                     not repair it, since files may already have been \
+                     planted: check it, then `chmod go-w` it",
                 meta.mode() & 0o777
             )));
         }
@@ -150,11 +195,7 @@ impl StateDir {
         key: &str,
         tool_use_id: Option<&str>,
     ) -> io::Result<()> {
-        let mut f = open_regular(
-            &self.file(key, "flag"),
-            OpenOptions::new().append(true).create(true).mode(0o600),
-        )?
-        .file;
+        let mut f = open_append(&self.file(key, "flag"))?;
         // Ids are written only when they cannot break the line format.
         match tool_use_id.and_then(super::safe_id) {
             Some(id) => f.write_all(format!("{id}\n").as_bytes()),
@@ -232,11 +273,22 @@ impl StateDir {
         }
     }
 
-    /// Remove entries older than [`MAX_AGE`], sweeping the whole directory
-    /// at most once per [`CLEANUP_INTERVAL`]. A session's files are removed
+    /// Remove entries older than [`MAX_AGE`], sweeping the directory at
+    /// most once per [`CLEANUP_INTERVAL`]. A session's files are removed
     /// only under its lock, taken without waiting: a session in use is left
-    /// for a later sweep. Errors are ignored: cleanup is best effort.
-    pub(crate) fn cleanup(&self) {
+    /// for a later sweep. A sweep stops after [`SWEEP_BUDGET`] or
+    /// [`SWEEP_MAX_REMOVED`] removals and goes on a minute later. Errors
+    /// are ignored: cleanup is best effort.
+    ///
+    /// Call it after the verdict is delivered: it is the one part of a
+    /// Stop whose cost grows with the directory.
+    pub fn cleanup(&self) {
+        self.cleanup_bounded(SWEEP_BUDGET, SWEEP_MAX_REMOVED);
+    }
+
+    /// [`StateDir::cleanup`], with a sweep bounded by `budget` and
+    /// `max_removed`.
+    fn cleanup_bounded(&self, budget: Duration, max_removed: usize) {
         let now = SystemTime::now();
         let stamp = self.root.join(CLEANUP_STAMP);
         let due = fs::symlink_metadata(&stamp)
@@ -247,14 +299,34 @@ impl StateDir {
         if !due || !self.claim_cleanup(&stamp, now) {
             return;
         }
-        let Ok(entries) = fs::read_dir(&self.root) else { return };
+        if !self.sweep(now, Instant::now() + budget, max_removed) {
+            // Cut short: the next sweep is due in a minute.
+            let sooner = now - CLEANUP_INTERVAL + SWEEP_RESUME;
+            let _ = self.claim_cleanup(&stamp, sooner);
+        }
+    }
+
+    /// One bounded pass over the directory: whether it got to the end.
+    fn sweep(
+        &self,
+        now: SystemTime,
+        deadline: Instant,
+        max_removed: usize,
+    ) -> bool {
+        let Ok(entries) = fs::read_dir(&self.root) else { return true };
         let old = |m: &fs::Metadata| {
             m.modified()
                 .ok()
                 .and_then(|t| now.duration_since(t).ok())
                 .is_some_and(|age| age > MAX_AGE)
         };
-        for entry in entries.flatten() {
+        let mut removed = 0;
+        for (i, entry) in entries.flatten().enumerate() {
+            if removed >= max_removed
+                || (i % 64 == 0 && Instant::now() >= deadline)
+            {
+                return false;
+            }
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
             if name == DEBUG_LOG || name == CLEANUP_STAMP {
@@ -264,44 +336,81 @@ impl StateDir {
             if !old(&meta) || meta.is_dir() {
                 continue;
             }
-            match session_key(name) {
-                // Our own temp files of a process that died.
-                None if name.contains(".tmp.") => {
-                    let _ = fs::remove_file(entry.path());
-                }
-                None => {}
-                Some(key) => {
-                    if let Ok(Some(_held)) = self.lock_with(key, false) {
-                        // The lock file itself goes while we hold it; a
-                        // waiter then finds the path changed and relocks.
-                        let _ = fs::remove_file(entry.path());
-                    }
-                }
+            if self.remove_old(name, &entry.path()) {
+                removed += 1;
             }
         }
+        true
     }
 
-    /// Claim this sweep: create or touch the stamp. Whoever changes it
-    /// first sweeps; the others see a fresh stamp next time.
-    fn claim_cleanup(&self, stamp: &Path, now: SystemTime) -> bool {
-        open_regular(
-            stamp,
-            OpenOptions::new().write(true).create(true).mode(0o600),
-        )
-        .and_then(|f| f.file.set_modified(now))
-        .is_ok()
-    }
-
-    /// Append a line to `debug.log`; errors are ignored.
-    pub fn debug_log(&self, line: &str) {
-        let path = self.root.join(DEBUG_LOG);
-        if let Ok(mut f) = open_regular(
-            &path,
-            OpenOptions::new().create(true).append(true).mode(0o600),
-        ) {
-            let _ = f.file.write_all(format!("{line}\n").as_bytes());
+    /// Remove an old entry: our own temp file of a process that died, or a
+    /// session's file under its lock. Whether it went.
+    fn remove_old(&self, name: &str, path: &Path) -> bool {
+        match session_key(name) {
+            None if name.contains(".tmp.") => fs::remove_file(path).is_ok(),
+            None => false,
+            Some(key) => match self.lock_with(key, false) {
+                // The lock file itself goes while we hold it; a waiter
+                // then finds the path changed and relocks.
+                Ok(Some(_held)) => fs::remove_file(path).is_ok(),
+                _ => false,
+            },
         }
     }
+
+    /// Claim this sweep: create or touch the stamp, setting its time to
+    /// `at`. Whoever changes it first sweeps; the others see a fresh stamp
+    /// next time.
+    fn claim_cleanup(&self, stamp: &Path, at: SystemTime) -> bool {
+        open_own(stamp, OpenOptions::new().write(true).create(true))
+            .and_then(|f| f.file.set_modified(at))
+            .is_ok()
+    }
+
+    /// Append an entry to `debug.log`; errors are ignored.
+    ///
+    /// An entry is cut to [`MAX_DEBUG_ENTRY`] bytes, and a log past
+    /// [`MAX_DEBUG_LOG`] is moved to `debug.log.old` first, so that the
+    /// log never grows without bound, whatever the turns are.
+    pub fn debug_log(&self, line: &str) {
+        let path = self.root.join(DEBUG_LOG);
+        let Ok(mut f) = open_append(&path) else { return };
+        if f.metadata().is_ok_and(|m| m.len() > MAX_DEBUG_LOG) {
+            let _ = fs::rename(&path, self.root.join(DEBUG_LOG_OLD));
+            let Ok(fresh) = open_append(&path) else { return };
+            f = fresh;
+        }
+        let _ = f.write_all(debug_entry(line).as_bytes());
+    }
+
+    /// The marker that session `key` was told of a fault.
+    pub fn notice_marker(&self, key: &str) -> PathBuf {
+        self.file(key, "told")
+    }
+
+    /// Whether session `key` is to be told of a fault now: true the first
+    /// time (the marker is created), false once it was. When the marker
+    /// cannot be made, it says true: telling twice beats never telling.
+    pub fn first_notice(&self, key: &str) -> bool {
+        let made = open_regular(
+            &self.notice_marker(key),
+            OpenOptions::new().write(true).create_new(true).mode(0o600),
+        );
+        !matches!(made, Err(e) if e.kind() == io::ErrorKind::AlreadyExists)
+    }
+}
+
+/// A debug log entry: `line` cut to [`MAX_DEBUG_ENTRY`] bytes, on one
+/// line.
+fn debug_entry(line: &str) -> String {
+    if line.len() <= MAX_DEBUG_ENTRY {
+        return format!("{line}\n");
+    }
+    let mut cut = MAX_DEBUG_ENTRY;
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{} … ({} more bytes)\n", &line[..cut], line.len() - cut)
 }
 
 /// The session key of a state file's name, if it is one of a session's
@@ -336,6 +445,48 @@ fn open_regular(
         ));
     }
     Ok(Regular { file, meta })
+}
+
+/// Open a state file that is written in place: as [`open_regular`], and
+/// it must be this name's file alone (one link: a hard link planted here
+/// is refused, an error of kind `AlreadyExists`) and private (a looser
+/// mode is set back to 0600). The checks use the `fstat` already made.
+fn open_own(path: &Path, options: &mut OpenOptions) -> io::Result<Regular> {
+    let r = open_regular(path, options.mode(0o600))?;
+    if r.meta.nlink() > 1 {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} has other links", path.display()),
+        ));
+    }
+    if r.meta.mode() & 0o777 != 0o600 {
+        r.file.set_permissions(fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(r)
+}
+
+/// Open a state file for appending ([`open_own`]), replacing a file with
+/// other links by a new, empty one: its bytes are not ours.
+fn open_append(path: &Path) -> io::Result<File> {
+    let append =
+        || open_own(path, OpenOptions::new().append(true).create(true));
+    match append() {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            replace_with_empty(path)?;
+            append().map(|r| r.file)
+        }
+        other => other.map(|r| r.file),
+    }
+}
+
+/// Put a new, empty file at `path` by rename: whatever was there (a
+/// link) is unlinked, never written.
+fn replace_with_empty(path: &Path) -> io::Result<()> {
+    let (f, tmp) = create_unique(path)?;
+    drop(f);
+    fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = fs::remove_file(&tmp);
+    })
 }
 
 /// Create a new file next to `path`, exclusively, under a name unique to
@@ -406,13 +557,19 @@ impl SessionLock {
     /// holder reads it, and one write of eleven bytes at the start of the
     /// file is not torn. A rename over an existing file makes ext4 write
     /// the new one out at once (`auto_da_alloc`), which was a tenth of a
-    /// blocking Stop's time. Anything but a regular file in its place (a
-    /// planted link) is replaced by rename, as before.
+    /// blocking Stop's time. Anything but a private regular file of one
+    /// link in its place (a planted symlink or hard link) is replaced by
+    /// rename, as before.
+    ///
+    /// # Errors
+    ///
+    /// When the count could not be written (a full disk): the caller must
+    /// not block, since the block would not count towards the cap.
     pub(crate) fn increment_prompted(&self) -> io::Result<u32> {
         let path = self.dir.file(&self.key, "count");
-        let Ok(Regular { file, .. }) = open_regular(
+        let Ok(Regular { file, .. }) = open_own(
             &path,
-            OpenOptions::new().read(true).write(true).create(true).mode(0o600),
+            OpenOptions::new().read(true).write(true).create(true),
         ) else {
             let n = self.prompted().saturating_add(1);
             self.write("count", &n.to_string())?;
@@ -602,7 +759,7 @@ mod tests {
         dir.raise_flag("new", None).unwrap();
         let eight_days = Duration::from_secs(8 * 24 * 3600);
         age(&dir.path().join("old.flag"), eight_days);
-        dir.cleanup();
+        sweep_all(&dir);
         assert!(!dir.flag_present("old"));
         assert!(dir.flag_present("new"));
     }
@@ -715,6 +872,42 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(1));
     }
 
+    /// A sweep with no bound on its time: a loaded machine must not cut
+    /// the sweeps these tests count on.
+    fn sweep_all(dir: &StateDir) {
+        dir.cleanup_bounded(Duration::from_secs(3600), usize::MAX);
+    }
+
+    /// A sweep cut short by its bound leaves the rest for a sweep a
+    /// minute later, not an hour later.
+    #[test]
+    fn a_bounded_sweep_goes_on_a_minute_later() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::open(&tmp.path().join("s")).unwrap();
+        let month = Duration::from_secs(30 * 24 * 3600);
+        for i in 0..10 {
+            dir.raise_flag(&format!("old-{i}"), None).unwrap();
+            age(&dir.path().join(format!("old-{i}.flag")), month);
+        }
+        let flags = |dir: &StateDir| {
+            (0..10).filter(|i| dir.flag_present(&format!("old-{i}"))).count()
+        };
+        dir.cleanup_bounded(Duration::from_secs(3600), 4);
+        assert_eq!(flags(&dir), 6);
+        let stamp = dir.path().join(CLEANUP_STAMP);
+        let age_of_stamp = SystemTime::now()
+            .duration_since(fs::metadata(&stamp).unwrap().modified().unwrap())
+            .unwrap();
+        let due_in = CLEANUP_INTERVAL - age_of_stamp;
+        assert!(due_in <= SWEEP_RESUME, "due in {due_in:?}");
+        // Not yet due: nothing more goes.
+        dir.cleanup_bounded(Duration::from_secs(3600), 4);
+        assert_eq!(flags(&dir), 6);
+        age(&stamp, CLEANUP_INTERVAL);
+        sweep_all(&dir);
+        assert_eq!(flags(&dir), 0);
+    }
+
     fn age(path: &Path, by: Duration) {
         File::options()
             .write(true)
@@ -734,7 +927,7 @@ mod tests {
             dir.raise_flag(&key, None).unwrap();
             age(&dir.path().join(format!("{key}.flag")), month);
         }
-        dir.cleanup();
+        sweep_all(&dir);
         let left = fs::read_dir(dir.path()).unwrap().count();
         // Only the stamp, and the lock files taken to remove the flags.
         let locks = fs::read_dir(dir.path())
@@ -749,10 +942,10 @@ mod tests {
         // The next sweep waits for the interval.
         dir.raise_flag("later", None).unwrap();
         age(&dir.path().join("later.flag"), month);
-        dir.cleanup();
+        sweep_all(&dir);
         assert!(dir.flag_present("later"));
         age(&dir.path().join(CLEANUP_STAMP), CLEANUP_INTERVAL * 2);
-        dir.cleanup();
+        sweep_all(&dir);
         assert!(!dir.flag_present("later"));
     }
 
@@ -763,12 +956,12 @@ mod tests {
         let month = Duration::from_secs(30 * 24 * 3600);
         let held = dir.lock("busy").unwrap();
         age(&dir.path().join("busy.lock"), month);
-        dir.cleanup();
+        sweep_all(&dir);
         assert!(dir.path().join("busy.lock").exists());
         drop(held);
         // Unheld and old: removed, and a later lock still excludes.
         age(&dir.path().join(CLEANUP_STAMP), CLEANUP_INTERVAL * 2);
-        dir.cleanup();
+        sweep_all(&dir);
         assert!(!dir.path().join("busy.lock").exists());
         let a = dir.lock("busy").unwrap();
         assert!(dir.lock_with("busy", false).unwrap().is_none());

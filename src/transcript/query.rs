@@ -314,13 +314,14 @@ impl Transcript {
     ///
     /// # Errors
     ///
-    /// When `path` does not exist, cannot be read, or is a directory.
+    /// When `path` does not exist, cannot be read, or is not a regular
+    /// file (a special file is refused at once, never waited on).
     pub fn read_entrypoint<P: AsRef<std::path::Path>>(
         path: P,
     ) -> Result<Option<String>, crate::Error> {
         let path = path.as_ref();
         for window in ENTRYPOINT_WINDOWS {
-            let head = Transcript::read_head(path, window as u64)?;
+            let head = Transcript::read_head_regular(path, window as u64)?;
             if let HeadScan::Answer(e) =
                 entrypoint_in_head(head.as_bytes(), head.is_head_cut())
             {

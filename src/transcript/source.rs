@@ -88,8 +88,21 @@ impl Transcript {
     pub unsafe fn open_mmap<P: AsRef<Path>>(
         path: P,
     ) -> Result<Transcript, Error> {
-        let path = path.as_ref();
-        let (mut file, meta) = open_file(path)?;
+        // SAFETY: the caller's contract is ours.
+        unsafe { Transcript::open_mmap_checked(path.as_ref(), false) }
+    }
+
+    /// [`Transcript::open_mmap`], refusing special files when `regular`.
+    ///
+    /// # Safety
+    ///
+    /// As [`Transcript::open_mmap`].
+    unsafe fn open_mmap_checked(
+        path: &Path,
+        regular: bool,
+    ) -> Result<Transcript, Error> {
+        let (mut file, meta) =
+            if regular { open_regular(path)? } else { open_file(path)? };
         if !meta.is_file() || meta.len() == 0 {
             return Transcript::read_from(path, file);
         }
@@ -119,6 +132,31 @@ impl Transcript {
             }
         }
         Ok(t)
+    }
+
+    /// Like [`Transcript::open_mmap`], for a path a user named: anything
+    /// but a regular file (a FIFO, a device, a socket) is refused with an
+    /// error naming the path, and the open itself never waits (on a FIFO
+    /// with no writer). So memory is bounded by the map, whatever the
+    /// path names: `/dev/zero` is refused rather than read for ever.
+    ///
+    /// # Errors
+    ///
+    /// As [`Transcript::open_mmap`], and when `path` is not a regular
+    /// file.
+    ///
+    /// # Safety
+    ///
+    /// As [`Transcript::open_mmap`].
+    pub unsafe fn open_mmap_regular<P: AsRef<Path>>(
+        path: P,
+    ) -> Result<Transcript, Error> {
+        let path = path.as_ref();
+        open_regular(path)?;
+        // SAFETY: the caller's contract is `open_mmap`'s. The path was a
+        // regular file a moment ago; it is checked again on the open
+        // below, whose descriptor is the one mapped.
+        unsafe { Transcript::open_mmap_checked(path, true) }
     }
 
     /// Read the whole transcript at `path` into memory.
@@ -154,7 +192,27 @@ impl Transcript {
         window: u64,
     ) -> Result<Transcript, Error> {
         let path = path.as_ref();
-        let (mut file, meta) = open_file(path)?;
+        let (file, meta) = open_file(path)?;
+        Transcript::tail_of(path, file, meta, window)
+    }
+
+    /// [`Transcript::read_tail`] of a regular file only: a special file is
+    /// refused, and the open never waits. The hook, `scan` and every reader
+    /// of a file a transcript names (a subagent's) read this way.
+    pub(crate) fn read_tail_regular(
+        path: &Path,
+        window: u64,
+    ) -> Result<Transcript, Error> {
+        let (file, meta) = open_regular(path)?;
+        Transcript::tail_of(path, file, meta, window)
+    }
+
+    fn tail_of(
+        path: &Path,
+        mut file: File,
+        meta: std::fs::Metadata,
+        window: u64,
+    ) -> Result<Transcript, Error> {
         let len = meta.len();
         if !meta.is_file() || len == 0 {
             let mut t = Transcript::read_from(path, file)?;
@@ -198,7 +256,26 @@ impl Transcript {
         len: u64,
     ) -> Result<Transcript, Error> {
         let path = path.as_ref();
-        let (mut file, meta) = open_file(path)?;
+        let (file, meta) = open_file(path)?;
+        Transcript::head_of(path, file, meta, len)
+    }
+
+    /// [`Transcript::read_head`] of a regular file only, as
+    /// [`Transcript::read_tail_regular`].
+    pub(crate) fn read_head_regular(
+        path: &Path,
+        len: u64,
+    ) -> Result<Transcript, Error> {
+        let (file, meta) = open_regular(path)?;
+        Transcript::head_of(path, file, meta, len)
+    }
+
+    fn head_of(
+        path: &Path,
+        mut file: File,
+        meta: std::fs::Metadata,
+        len: u64,
+    ) -> Result<Transcript, Error> {
         // One byte past the window tells whether the file goes on.
         let want = len.saturating_add(1);
         let mut buf = if meta.is_file() {
@@ -238,7 +315,8 @@ impl Transcript {
     ///
     /// # Errors
     ///
-    /// When `path` does not exist, cannot be read, or is a directory.
+    /// When `path` does not exist, cannot be read, or is not a regular
+    /// file (a special file is refused at once, never waited on).
     ///
     /// # Example
     ///
@@ -281,7 +359,7 @@ impl Transcript {
     ) -> Result<Option<R>, Error> {
         let mut window = initial.clamp(1, max.max(1));
         loop {
-            let t = Transcript::read_tail(path, window)?;
+            let t = Transcript::read_tail_regular(path, window)?;
             let last = t.has_head() || window >= max;
             let answer = query(&t, last);
             if answer.is_some() || last {
@@ -432,6 +510,66 @@ fn read_span(file: &mut File, len: u64) -> std::io::Result<Vec<u8>> {
     let filled = read_full(file, &mut buf)?;
     buf.truncate(filled);
     Ok(buf)
+}
+
+/// Open `path` to read, and refuse it unless it is a regular file: the
+/// open never waits (`O_NONBLOCK`, so a FIFO with no writer cannot hold
+/// it), and the check is on the opened descriptor (`fstat`), so a file
+/// swapped for a FIFO after it was listed is caught.
+pub(crate) fn open_regular(
+    path: &Path,
+) -> Result<(File, std::fs::Metadata), Error> {
+    let file = open_nonblocking(path).map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    let ft = meta.file_type();
+    if ft.is_dir() {
+        return Err(Error::not_a_file(path, "a directory"));
+    }
+    if !ft.is_file() {
+        return Err(Error::special(path, special_kind(&ft)));
+    }
+    Ok((file, meta))
+}
+
+/// What a special file is, in words.
+fn special_kind(ft: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO";
+        }
+        if ft.is_char_device() || ft.is_block_device() {
+            return "a device";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+    }
+    let _ = ft;
+    "a special file"
+}
+
+/// Open `path` to read without waiting on the open. `O_NONBLOCK` needs
+/// `libc`, which comes with the `config` feature; without it, the path is
+/// checked first, which leaves a race the check after the open cannot
+/// close (the open may wait).
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    #[cfg(all(unix, feature = "config"))]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path)
+    }
+    #[cfg(not(all(unix, feature = "config")))]
+    {
+        if !std::fs::metadata(path)?.is_file() {
+            return Err(std::io::Error::other("not a regular file"));
+        }
+        File::open(path)
+    }
 }
 
 fn open_file(path: &Path) -> Result<(File, std::fs::Metadata), Error> {

@@ -1368,7 +1368,7 @@ fn subagent_file(transcript: &Path, agent: &str) -> Option<PathBuf> {
 /// The file changes of a subagent's file, all its turns together, reading
 /// at most [`TURN_MAX_BYTES`] from its end.
 fn read_subagent_changes(path: &Path) -> Option<Vec<ToolCall>> {
-    let t = Transcript::read_tail(path, TURN_MAX_BYTES).ok()?;
+    let t = Transcript::read_tail_regular(path, TURN_MAX_BYTES).ok()?;
     let mut out = vec![];
     let mut keep = |turn: Turn| {
         out.extend(
@@ -1426,7 +1426,8 @@ impl Transcript {
     ///
     /// # Errors
     ///
-    /// When `path` does not exist, cannot be read, or is a directory.
+    /// When `path` does not exist, cannot be read, or is not a regular
+    /// file (a special file is refused at once, never waited on).
     pub fn read_current_turn<P: AsRef<Path>>(
         path: P,
         chain: Chain,
