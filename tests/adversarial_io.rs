@@ -410,17 +410,9 @@ fn file_size_limit() {
             stdin.write_all(input.to_string().as_bytes()).unwrap();
             drop(stdin);
             let out = child.wait_with_output().unwrap();
-            // Exited, not killed. (Whether a Stop whose block cannot be
-            // counted still blocks is the state directory's rule, the one
-            // a full disk meets too.)
-            let want: &[i32] = match input["hook_event_name"].as_str() {
-                Some("Stop") => &[0, 2],
-                _ => &[0],
-            };
-            assert!(
-                out.status.code().is_some_and(|c| want.contains(&c)),
-                "{input}: {out:?}"
-            );
+            // Exited, not killed; and a Stop whose block cannot be counted
+            // allows, as on a full disk, so the cap still bounds the loop.
+            assert_eq!(out.status.code(), Some(0), "{input}: {out:?}");
         }
     }
 }
