@@ -273,11 +273,11 @@ impl StateDir {
         }
     }
 
-    /// Remove entries older than [`MAX_AGE`], sweeping the directory at
-    /// most once per [`CLEANUP_INTERVAL`]. A session's files are removed
-    /// only under its lock, taken without waiting: a session in use is left
-    /// for a later sweep. A sweep stops after [`SWEEP_BUDGET`] or
-    /// [`SWEEP_MAX_REMOVED`] removals and goes on a minute later. Errors
+    /// Remove entries older than 7 days, sweeping the directory at most
+    /// once an hour. A session's files are removed only under its lock,
+    /// taken without waiting: a session in use is left for a later sweep.
+    /// A sweep stops after 50 ms or 1,000 removals and goes on a minute
+    /// later. Errors
     /// are ignored: cleanup is best effort.
     ///
     /// Call it after the verdict is delivered: it is the one part of a
@@ -369,8 +369,8 @@ impl StateDir {
 
     /// Append an entry to `debug.log`; errors are ignored.
     ///
-    /// An entry is cut to [`MAX_DEBUG_ENTRY`] bytes, and a log past
-    /// [`MAX_DEBUG_LOG`] is moved to `debug.log.old` first, so that the
+    /// An entry is cut to `MAX_DEBUG_ENTRY` bytes, and a log past
+    /// `MAX_DEBUG_LOG` is moved to `debug.log.old` first, so that the
     /// log never grows without bound, whatever the turns are.
     pub fn debug_log(&self, line: &str) {
         let path = self.root.join(DEBUG_LOG);

@@ -32,6 +32,7 @@ mod turn;
 pub use self::format::Format;
 pub(crate) use self::late::is_subagent_file;
 pub use self::query::{FinalMessage, FinalText};
+#[cfg(feature = "archive")]
 pub(crate) use self::source::open_regular;
 pub use self::source::Transcript;
 pub use self::turn::{Chain, Prompt, StopBlocks, ToolCall, Turn, TurnKind};
