@@ -25,6 +25,9 @@ use stopgate::config::{Config, Gate, PlainJudge};
 use stopgate::ToolCall;
 use stopgate::{Facts, Gates, SessionView};
 
+mod common;
+use common::score::Score;
+
 /// One labelled case of a blind part.
 struct Case {
     gate: Gate,
@@ -156,44 +159,13 @@ fn gates_of(config: &Config) -> BTreeMap<&'static str, Gates> {
         .collect()
 }
 
-/// Counts of "block" against the label.
-#[derive(Clone, Copy, Default, Debug)]
-struct Score {
-    tp: u32,
-    fp: u32,
-    fn_: u32,
-    tn: u32,
-}
-
-impl Score {
-    fn add(&mut self, want: bool, got: bool) {
-        match (want, got) {
-            (true, true) => self.tp += 1,
-            (false, true) => self.fp += 1,
-            (true, false) => self.fn_ += 1,
-            (false, false) => self.tn += 1,
-        }
-    }
-
-    fn precision(&self) -> f64 {
-        f64::from(self.tp) / f64::from((self.tp + self.fp).max(1))
-    }
-
-    fn recall(&self) -> f64 {
-        f64::from(self.tp) / f64::from((self.tp + self.fn_).max(1))
-    }
-
-    fn cell(&self) -> String {
-        format!(
-            "{:.3} / {:.3} ({}/{}/{}/{})",
-            self.precision(),
-            self.recall(),
-            self.tp,
-            self.fp,
-            self.fn_,
-            self.tn
-        )
-    }
+/// The gates as shipped, and with the grammar alone judging plain
+/// language (`plain_judge = "grammar"`).
+fn today_and_grammar(
+) -> (BTreeMap<&'static str, Gates>, BTreeMap<&'static str, Gates>) {
+    let mut grammar = Config::default();
+    grammar.audit.plain_judge = PlainJudge::Grammar;
+    (gates_of(&Config::default()), gates_of(&grammar))
 }
 
 /// Scores by (gate, language), over `cases`.
@@ -224,10 +196,7 @@ const FLOORS: &[(Gate, f64, f64)] = &[
 fn the_gates_on_the_blind_parts() {
     let parts = parts();
     assert!(!parts.is_empty(), "no blind part under {}", dir().display());
-    let today = gates_of(&Config::default());
-    let mut grammar_config = Config::default();
-    grammar_config.audit.plain_judge = PlainJudge::Grammar;
-    let grammar = gates_of(&grammar_config);
+    let (today, grammar) = today_and_grammar();
     for (name, cases) in &parts {
         assert!(cases.len() >= 100, "{name}: {} cases", cases.len());
         let cases: Vec<&Case> = cases.iter().collect();
@@ -280,10 +249,7 @@ fn the_gates_on_real_final_messages() {
         .map_or(here, std::path::PathBuf::from);
     let cases = load(&path);
     assert!(cases.len() >= 50, "{}: {} cases", path.display(), cases.len());
-    let today = gates_of(&Config::default());
-    let mut grammar_config = Config::default();
-    grammar_config.audit.plain_judge = PlainJudge::Grammar;
-    let grammar = gates_of(&grammar_config);
+    let (today, grammar) = today_and_grammar();
     let cases: Vec<&Case> = cases.iter().collect();
     println!(
         "real final messages: {} ({} cases)",

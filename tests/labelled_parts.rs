@@ -29,6 +29,9 @@ use stopgate::Transcript;
 use stopgate::{Chain, ToolCall};
 use stopgate::{Facts, Gates, SessionView};
 
+mod common;
+use common::score::Score;
+
 /// One labelled turn.
 struct Case {
     block: bool,
@@ -180,43 +183,6 @@ fn load_corpus_as(gate: &str, judged: Judged) -> Option<Vec<Case>> {
         });
     }
     Some(out)
-}
-
-/// Precision and recall of "block", with the counts.
-#[derive(Default)]
-struct Score {
-    tp: u32,
-    fp: u32,
-    fn_: u32,
-    tn: u32,
-}
-
-impl Score {
-    fn add(&mut self, want: bool, got: bool) {
-        match (want, got) {
-            (true, true) => self.tp += 1,
-            (false, true) => self.fp += 1,
-            (true, false) => self.fn_ += 1,
-            (false, false) => self.tn += 1,
-        }
-    }
-    fn precision(&self) -> f64 {
-        f64::from(self.tp) / f64::from((self.tp + self.fp).max(1))
-    }
-    fn recall(&self) -> f64 {
-        f64::from(self.tp) / f64::from((self.tp + self.fn_).max(1))
-    }
-    fn line(&self) -> String {
-        format!(
-            "precision {:.3} recall {:.3} (tp {} fp {} fn {} tn {})",
-            self.precision(),
-            self.recall(),
-            self.tp,
-            self.fp,
-            self.fn_,
-            self.tn
-        )
-    }
 }
 
 /// The language of a case, by its script: what "roughly even" counts.

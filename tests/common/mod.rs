@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+pub mod score;
+
 /// The `stopgate` binary under test: `$STOPGATE_TEST_BIN` when set (CI
 /// runs the end-to-end tests again on the static build the README
 /// installs), else the one Cargo built for this test.
