@@ -9,11 +9,12 @@
 //! same configuration. The change flag is inferred from the turn's tool
 //! uses as PostToolUse would have raised it, whatever
 //! `transcript_changes` says (that switch only tells the hook whether to
-//! trust the transcript when no flag was raised). A turn that ended in no Stop (the user interrupted it, or a local
-//! command) is allowed, as no hook judged it; its file changes count at
-//! the next turn's Stop, as the hook counts them. Sessions with an unattended
-//! entrypoint (`skip_entrypoints`, `sdk-cli` by default) are allowed, as
-//! the hook allows them. It uses a fresh session (no prompts counted,
+//! trust the transcript when no flag was raised). A turn that ended in
+//! no Stop (the user interrupted it, or a local command) is allowed, as
+//! no hook judged it; its file changes count at the next turn's Stop, as
+//! the hook counts them. Sessions with an unattended entrypoint
+//! (`skip_entrypoints`, `sdk-cli` by default) are allowed, as the hook
+//! allows them. It uses a fresh session (no prompts counted,
 //! nothing nagged) and never touches the state directory, so it is safe to
 //! run on any transcript: what it prints of the transcript (an entrypoint,
 //! what matched) goes through [`super::inert::terminal`].
