@@ -185,8 +185,8 @@ impl Judge {
             Some(_) => vec![],
             None => self.findings(&facts, &mut status),
         };
-        let audit = status
-            .unwrap_or_else(|| self.gates.audit_status(facts.final_text()));
+        let audit =
+            status.unwrap_or_else(|| self.gates.audit_status_of(&facts));
         TurnJudgement { changed: facts.changed(), skipped, findings, audit }
     }
 

@@ -564,6 +564,7 @@ pub fn report_turn(
         (None, AuditStatus::Present(_)) => "present".to_string(),
         (None, AuditStatus::Plain(_)) => "plain".to_string(),
         (None, AuditStatus::Escape(_)) => "escape".to_string(),
+        (None, AuditStatus::Grounded { .. }) => "grounded".to_string(),
         (None, AuditStatus::Absent) => "absent".to_string(),
     };
     let blocked = turn.stop_blocks();

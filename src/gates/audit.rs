@@ -46,6 +46,19 @@ pub enum AuditStatus {
     Escape(String),
     /// No marker, but an audit in plain language.
     Plain(PlainAudit),
+    /// No marker and no audit in plain language, but the turn ran a check
+    /// after its last change and the text tells what came of it: a
+    /// grounded audit. Only [`Gates::audit_status_of`] reads one, from the
+    /// turn's tool uses.
+    ///
+    /// [`Gates::audit_status_of`]: crate::Gates::audit_status_of
+    Grounded {
+        /// The command that ran (empty for a re-read or the agent's own
+        /// search tool).
+        command: String,
+        /// The sentence of the text that reports it.
+        sentence: String,
+    },
 }
 
 /// Finds audit markers and escape hatches in a text.

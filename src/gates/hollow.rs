@@ -13,7 +13,8 @@
 //!   sentence that ends in a colon and a line break ("Self-audit:") runs on
 //!   to the end of its paragraph, so a list under a heading counts.
 //! * **Claim without evidence** (`claim_without_evidence`). The text claims
-//!   verification ("tests pass", "検証済", "테스트 통과"), yet no `Bash`
+//!   verification ("tests pass", "検証済", "테스트 통과", or any sentence
+//!   that names a check with a verdict: see `grounded`), yet no `Bash`
 //!   command ran after the turn's last file change, so nothing could have
 //!   verified it.
 
@@ -21,6 +22,7 @@ use crate::changes::last_change;
 use crate::keywords::KeywordSet;
 use crate::transcript::TurnKind;
 
+use super::grounded::Grounding;
 use super::patterns::PatternSet;
 use super::plain::{paragraph, PlainAudit};
 use super::sentence::sentence_bounds;
@@ -151,13 +153,17 @@ pub fn plain_is_stock(
 /// Returns the claims that fired.
 pub fn unverified_claim(
     claims: &PatternSet,
+    grounding: &Grounding,
     facts: &Facts<'_>,
 ) -> Option<Vec<String>> {
     // A task notification carries the result it reports: evidence.
     if facts.kind == TurnKind::Notification {
         return None;
     }
-    let fired = claims.fired(facts.final_text);
+    let mut fired = claims.fired(facts.final_text);
+    if fired.is_empty() {
+        fired.extend(grounding.claim(facts.final_text));
+    }
     if fired.is_empty() {
         return None;
     }

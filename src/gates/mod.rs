@@ -18,6 +18,7 @@
 //! per language, under `lang/`.
 
 mod audit;
+pub(crate) mod grounded;
 mod hollow;
 pub(crate) mod lang;
 pub(crate) mod learned;
@@ -372,6 +373,7 @@ pub struct Gates {
     reverify: ReverifyPatterns,
     claims: PatternSet,
     stock: LazyKeywords,
+    grounding: grounded::Grounding,
     messages: Messages,
 }
 
@@ -460,6 +462,7 @@ impl Gates {
             },
             claims: set(|t| &t.claims, &p.claims)?,
             stock: LazyKeywords::new(stock, dfa)?,
+            grounding: grounded::Grounding::new(&tables)?,
             messages: Messages {
                 audit: config.audit.message.clone(),
                 stock_phrase: config.hollow.message_stock_phrase.clone(),
@@ -579,8 +582,11 @@ impl Gates {
             }
             Gate::Audit if facts.changed => {
                 match audit_status
-                    .get_or_insert_with(|| self.audit.status(facts.final_text))
+                    .get_or_insert_with(|| self.audit_status_of(facts))
                 {
+                    // A claim of a check that nothing backs presents
+                    // itself as an audit: the hollow gate names it.
+                    AuditStatus::Absent if self.hollow_claims(facts) => None,
                     AuditStatus::Absent => Some(block(
                         Rule::NoMarker,
                         &self.messages.audit,
@@ -590,9 +596,8 @@ impl Gates {
                 }
             }
             Gate::Hollow if facts.changed => {
-                let status = audit_status.get_or_insert_with(|| {
-                    self.audit.status(facts.final_text)
-                });
+                let status = audit_status
+                    .get_or_insert_with(|| self.audit_status_of(facts));
                 let (rule, m) = self.hollow_rule(status, facts)?;
                 let message = match rule {
                     Rule::StockPhrase => &self.messages.stock_phrase,
@@ -610,12 +615,74 @@ impl Gates {
         self.audit.status(text)
     }
 
+    /// The audit status of a turn: that of its final text
+    /// ([`Gates::audit_status`]), or, when the text holds no audit, a
+    /// [grounded](AuditStatus::Grounded) one if the turn changed files,
+    /// then ran a check, and the text tells what came of it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use stopgate::{AuditStatus, Config, Facts, Gates, ToolCall};
+    ///
+    /// let gates = Gates::new(&Config::default()).unwrap();
+    /// let uses = [
+    ///     ToolCall::new(Some("a"), "Edit", &json!({"file_path": "a.py"}), 0, 0),
+    ///     ToolCall::new(Some("b"), "Bash", &json!({"command": "mypy app"}), 0, 1),
+    /// ];
+    /// let text = "Added type hints to `crud/users.py`. `mypy app` reports 0 errors.";
+    /// let facts = Facts::new(text).with_tool_uses(&uses).with_changed(true);
+    /// assert!(matches!(
+    ///     gates.audit_status_of(&facts),
+    ///     AuditStatus::Grounded { .. }
+    /// ));
+    /// // The same words with nothing run after the edit: no audit.
+    /// let facts = facts.with_tool_uses(&uses[..1]);
+    /// assert_eq!(gates.audit_status_of(&facts), AuditStatus::Absent);
+    /// ```
+    pub fn audit_status_of(&self, facts: &Facts<'_>) -> AuditStatus {
+        let status = self.audit.status(facts.final_text);
+        if status != AuditStatus::Absent || !facts.changed {
+            return status;
+        }
+        match self.grounded_report(facts) {
+            Some(r) => AuditStatus::Grounded {
+                command: r.check.command().to_string(),
+                sentence: r.sentence,
+            },
+            None => status,
+        }
+    }
+
+    /// The sentence of the final text that reports a check the turn ran
+    /// after its last change, with that check.
+    fn grounded_report(&self, facts: &Facts<'_>) -> Option<grounded::Report> {
+        let checks = grounded::ran_after_change(facts.tool_uses);
+        self.grounding.report(facts.final_text, &checks)
+    }
+
+    /// Whether the hollow gate is on and would name the text's claim of a
+    /// check that nothing after the turn's last change backs.
+    fn hollow_claims(&self, facts: &Facts<'_>) -> bool {
+        self.order.contains(&Gate::Hollow)
+            && hollow::unverified_claim(&self.claims, &self.grounding, facts)
+                .is_some()
+    }
+
     /// The hollow rule that fires for a present marker, and what matched.
     fn hollow_rule(
         &self,
         status: &AuditStatus,
         facts: &Facts<'_>,
     ) -> Option<(Rule, Vec<String>)> {
+        // An audit that reports a check the turn ran is not hollow,
+        // however stock its other words ("ok", "no issues").
+        if matches!(status, AuditStatus::Present(_) | AuditStatus::Plain(_))
+            && self.grounded_report(facts).is_some()
+        {
+            return None;
+        }
         let stock = match status {
             AuditStatus::Present(markers) => hollow::is_stock_phrase(
                 self.audit.markers(),
@@ -638,12 +705,22 @@ impl Gates {
                     vec![plain.lead.clone()]
                 }
             }),
-            AuditStatus::Absent | AuditStatus::Escape(_) => return None,
+            AuditStatus::Absent => {
+                return hollow::unverified_claim(
+                    &self.claims,
+                    &self.grounding,
+                    facts,
+                )
+                .map(|claims| (Rule::ClaimWithoutEvidence, claims));
+            }
+            AuditStatus::Escape(_) | AuditStatus::Grounded { .. } => {
+                return None
+            }
         };
         if let Some(matched) = stock {
             return Some((Rule::StockPhrase, matched));
         }
-        hollow::unverified_claim(&self.claims, facts)
+        hollow::unverified_claim(&self.claims, &self.grounding, facts)
             .map(|claims| (Rule::ClaimWithoutEvidence, claims))
     }
 

@@ -44,7 +44,8 @@ use crate::error::Error;
 use crate::keywords::KeywordSet;
 
 use super::sentence::{
-    ends_sentence, is_word_at, sentence_bounds_within, without_notes,
+    ends_sentence, floor_boundary, is_word_at, sentence_bounds_within,
+    without_notes,
 };
 
 /// One pattern of a table.
@@ -502,7 +503,14 @@ impl PatternSet {
         }
         if !c.sentence_after.is_empty() {
             let (_, stop) = sentence_bounds_within(text, end, 240);
-            let rest = text[end..stop.max(end)].to_lowercase();
+            // The rest of the sentence, and how the next one opens: "You're
+            // right. However, …" contests as "You're right, but …" does.
+            let next = text[stop.max(end)..].trim_start_matches(|c: char| {
+                c.is_whitespace() || matches!(c, '.' | '!' | '。' | '！')
+            });
+            let next = &next[..floor_boundary(next, 12)];
+            let rest =
+                format!("{} {next}", &text[end..stop.max(end)]).to_lowercase();
             if c.sentence_after.iter().any(|w| holds(&rest, w)) {
                 return true;
             }

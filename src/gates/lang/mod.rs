@@ -63,6 +63,56 @@ pub struct LangTable {
     pub stock: &'static [&'static str],
     /// Plain-language audits: how the audit is told, and what it must name.
     pub plain: PlainTable,
+    /// Grounded audits: the words that name a check the turn ran, and
+    /// those that tell what came of it (see `gates::grounded`).
+    pub grounded: GroundedTable,
+}
+
+/// The words of grounded audits in one language: see
+/// [`crate::gates::grounded`].
+#[derive(Debug)]
+pub struct GroundedTable {
+    /// Words that name a test run ("tests", "テスト").
+    pub test: &'static [&'static str],
+    /// Words that name a build ("build", "ビルド").
+    pub build: &'static [&'static str],
+    /// Words that name a linter or type checker ("lint", "型チェック").
+    pub lint: &'static [&'static str],
+    /// Words that name a search of the code ("grep", "検索").
+    pub search: &'static [&'static str],
+    /// Words that name a request to the program ("request", "응답").
+    pub request: &'static [&'static str],
+    /// Words that name a re-read of the code ("re-read", "読み直").
+    pub read: &'static [&'static str],
+    /// Words that name running something ("ran", "実行").
+    pub run: &'static [&'static str],
+    /// Words that tell what came of a check ("passes", "通過", "통과").
+    pub outcomes: &'static [&'static str],
+    /// The outcomes that claim a check passed ("passes", "green", "통과"):
+    /// a sentence that names a check with one of them claims it ran.
+    pub verdicts: &'static [&'static str],
+    /// Words that make a sentence a plan, a hedge or a request ("should",
+    /// "はず", "주세요"): it reports no outcome.
+    pub hedges: &'static [&'static str],
+}
+
+impl GroundedTable {
+    /// The words that name a check of `kind`.
+    pub(crate) fn kind_words(
+        &self,
+        kind: super::grounded::CheckKind,
+    ) -> &'static [&'static str] {
+        use super::grounded::CheckKind as K;
+        match kind {
+            K::Test => self.test,
+            K::Build => self.build,
+            K::Lint => self.lint,
+            K::Search => self.search,
+            K::Request => self.request,
+            K::Read => self.read,
+            K::Run => self.run,
+        }
+    }
 }
 
 /// The phrases of plain-language audits in one language: see

@@ -1,0 +1,393 @@
+//! Audits grounded in the turn: a check the turn ran, and what came of it.
+//!
+//! The words of a final message are weak evidence of an audit; the turn's
+//! tool uses are strong. When the turn ran a check after its last change
+//! (the tests, a build, a linter, a grep, a request to the program, a
+//! re-read of the code) and the message names that check and says what
+//! came of it ("`pytest tests/jobs` passes (12)", "grep for
+//! `SECRET_KEY` comes back empty", "린트는 경고 없이 통과했고"), the
+//! message reports an audit, whatever its other words. The same report
+//! with nothing run after the last change is the hollow gate's unbacked
+//! claim.
+//!
+//! A check is named either by its own words (the program or subcommand
+//! of the command that ran: `pytest`, `manage.py`, `helm lint`) or by the
+//! words of its kind in the message's language ("tests", "ビルド", "린트").
+//! What came of it is an outcome word or a number in the same sentence,
+//! or an outcome word in the next one (the output line under a command in
+//! a fenced block). A sentence that plans, hedges or asks ("should pass
+//! once CI runs", "please run the tests") reports nothing.
+
+use super::lang::{GroundedTable, LangTable};
+use super::sentence::{is_word_at, sentences_within};
+use crate::error::Error;
+use crate::keywords::KeywordSet;
+use crate::transcript::ToolCall;
+
+/// What kind of check a tool use is: which words name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CheckKind {
+    /// A test runner: `pytest`, `cargo test`, `npx vitest run`.
+    Test,
+    /// A build or compile: `cargo build`, `npm run build`, `tsc`.
+    Build,
+    /// A linter, type checker or validator: `ruff`, `mypy`, `helm lint`.
+    Lint,
+    /// A search of the code: `grep`, `rg`, the agent's Grep tool.
+    Search,
+    /// A request to a running program: `curl`, `wget`.
+    Request,
+    /// A re-read of the code after the change.
+    Read,
+    /// Any other command: running the program, a dry run, a migration.
+    Run,
+}
+
+/// A check the turn ran after its last change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RanCheck {
+    kind: CheckKind,
+    /// What ran, as the transcript records it (empty for a read).
+    command: String,
+    /// The command's own names, lower-cased: its program and subcommand.
+    names: Vec<String>,
+}
+
+/// The tools that read a file, by client.
+const READ_TOOLS: &[&str] =
+    &["Read", "read_file", "ReadFile", "read_many_files", "View", "view"];
+
+/// The tools that search the code, by client.
+const SEARCH_TOOLS: &[&str] =
+    &["Grep", "Glob", "grep_search", "search_file_content", "glob"];
+
+/// Words before a program that only run it: `sudo`, `npx`, `uv run`.
+const WRAPPERS: &[&str] = &[
+    "sudo", "env", "time", "timeout", "nice", "npx", "pnpm", "yarn", "bunx",
+    "bun", "npm", "uv", "poetry", "pipenv", "bundle", "exec", "run", "dotnet",
+    "python", "python3", "node", "deno", "sh", "bash", "-m", "-c", "rye",
+];
+
+/// Programs too common to name a check alone.
+const GENERIC: &[&str] = &["go", "git", "make", "cd", "echo", "cat", "ls"];
+
+/// The checks of `uses` after the last tool use that changed files, in
+/// order; none when nothing changed.
+pub(crate) fn ran_after_change(uses: &[ToolCall]) -> Vec<RanCheck> {
+    let Some(last) = crate::changes::last_change(uses) else {
+        return vec![];
+    };
+    uses[last + 1..].iter().filter_map(RanCheck::of).collect()
+}
+
+impl RanCheck {
+    fn of(call: &ToolCall) -> Option<RanCheck> {
+        let name = call.name();
+        if READ_TOOLS.contains(&name) {
+            return Some(RanCheck::new(CheckKind::Read, ""));
+        }
+        if SEARCH_TOOLS.contains(&name) {
+            return Some(RanCheck::new(CheckKind::Search, ""));
+        }
+        let command = call.command().filter(|_| call.runs_command())?;
+        let names = command_names(command);
+        let kind = kind_of(command, &names);
+        Some(RanCheck { kind, command: command.to_string(), names })
+    }
+
+    fn new(kind: CheckKind, command: &str) -> RanCheck {
+        RanCheck { kind, command: command.to_string(), names: vec![] }
+    }
+
+    /// What ran, as the transcript records it; empty for a read.
+    pub(crate) fn command(&self) -> &str {
+        &self.command
+    }
+}
+
+/// The program and subcommand of each simple command of `command`,
+/// lower-cased: `python manage.py check --deploy` names `manage.py` and
+/// `check`; `./gradlew connectedDebugAndroidTest` names `gradlew` and
+/// `connecteddebugandroidtest`.
+fn command_names(command: &str) -> Vec<String> {
+    let mut names = vec![];
+    for simple in command.split(['&', '|', ';', '\n', '(', ')']) {
+        let words = simple
+            .split_whitespace()
+            .map(|w| w.trim_matches(['"', '\'', '`']))
+            .filter(|w| !w.is_empty() && !w.contains('='));
+        let mut words = words
+            .skip_while(|w| WRAPPERS.contains(w) || w.parse::<f64>().is_ok());
+        let Some(program) = words.next() else { continue };
+        let program = program.rsplit('/').next().unwrap_or(program);
+        let sub = words.find(|w| !w.starts_with('-'));
+        let sub = sub.filter(|s| !s.contains('/') && s.len() >= 3);
+        let program = program.to_ascii_lowercase();
+        if let Some(sub) = sub {
+            let sub = sub.to_ascii_lowercase();
+            names.push(format!("{program} {sub}"));
+            if sub.len() >= 4 && sub != "run" {
+                names.push(sub);
+            }
+        }
+        if program.len() >= 3 && !GENERIC.contains(&program.as_str()) {
+            names.push(program);
+        }
+    }
+    names
+}
+
+/// Programs and subcommands that run tests.
+const TESTS: &[&str] = &[
+    "test",
+    "tests",
+    "pytest",
+    "jest",
+    "vitest",
+    "mocha",
+    "rspec",
+    "phpunit",
+    "ctest",
+    "tox",
+    "nox",
+    "playwright",
+    "cypress",
+];
+
+/// Programs and subcommands that lint, type-check or validate.
+const LINTS: &[&str] = &[
+    "lint",
+    "eslint",
+    "ruff",
+    "flake8",
+    "pylint",
+    "mypy",
+    "pyright",
+    "clippy",
+    "vet",
+    "shellcheck",
+    "actionlint",
+    "hadolint",
+    "stylelint",
+    "rubocop",
+    "phpstan",
+    "tflint",
+    "validate",
+    "yamllint",
+    "check",
+    "golangci-lint",
+    "typecheck",
+    "kubeval",
+    "tsc",
+    "plan",
+    "template",
+    "dry-run",
+];
+
+/// Programs and subcommands that build.
+const BUILDS: &[&str] =
+    &["build", "compile", "cmake", "webpack", "package", "assemble"];
+
+/// The kind of a command from its words.
+fn kind_of(command: &str, names: &[String]) -> CheckKind {
+    let has = |w: &str| names.iter().any(|n| n.split(' ').any(|p| p == w));
+    let lower = command.to_ascii_lowercase();
+    if TESTS.iter().any(|w| has(w)) || lower.contains("test") {
+        CheckKind::Test
+    } else if LINTS.iter().any(|w| has(w)) || lower.contains("--noemit") {
+        CheckKind::Lint
+    } else if BUILDS.iter().any(|w| has(w)) {
+        CheckKind::Build
+    } else if ["grep", "rg", "ag", "ack"].iter().any(|w| has(w)) {
+        CheckKind::Search
+    } else if ["curl", "wget", "http"].iter().any(|w| has(w)) {
+        CheckKind::Request
+    } else {
+        CheckKind::Run
+    }
+}
+
+/// The words of the grounded reading, over the configured languages.
+#[derive(Clone, Debug)]
+pub(crate) struct Grounding {
+    kinds: Vec<(CheckKind, KeywordSet)>,
+    outcomes: KeywordSet,
+    verdicts: KeywordSet,
+    hedges: KeywordSet,
+    /// Every kind's words, and the programs that check: what names a
+    /// check that may not have run.
+    any_check: KeywordSet,
+}
+
+/// A sentence of a final text that reports a check the turn ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Report {
+    /// The check reported.
+    pub(crate) check: RanCheck,
+    /// The sentence that names it.
+    pub(crate) sentence: String,
+}
+
+/// The longest sentence looked at, so that a text with no sentence end is
+/// still read in linear time.
+const MAX_SENTENCE: usize = 2048;
+
+impl Grounding {
+    pub(crate) fn new(tables: &[&LangTable]) -> Result<Grounding, Error> {
+        let words = |pick: fn(&GroundedTable) -> &[&'static str]| {
+            let all: Vec<&str> = tables
+                .iter()
+                .flat_map(|t| pick(&t.grounded).iter().copied())
+                .collect();
+            KeywordSet::builder().ascii_case_insensitive(true).build(all)
+        };
+        let kinds = [
+            CheckKind::Test,
+            CheckKind::Build,
+            CheckKind::Lint,
+            CheckKind::Search,
+            CheckKind::Request,
+            CheckKind::Read,
+            CheckKind::Run,
+        ]
+        .into_iter()
+        .map(|k| {
+            let all: Vec<&str> = tables
+                .iter()
+                .flat_map(|t| t.grounded.kind_words(k).iter().copied())
+                .collect();
+            Ok((
+                k,
+                KeywordSet::builder()
+                    .ascii_case_insensitive(true)
+                    .build(all)?,
+            ))
+        })
+        .collect::<Result<_, Error>>()?;
+        let any_check: Vec<&str> = tables
+            .iter()
+            .flat_map(|t| {
+                let g = &t.grounded;
+                [g.test, g.build, g.lint, g.search, g.request]
+            })
+            .flatten()
+            .chain(TESTS)
+            .chain(LINTS)
+            .chain(BUILDS)
+            .copied()
+            .collect();
+        Ok(Grounding {
+            kinds,
+            outcomes: words(|g| g.outcomes)?,
+            verdicts: words(|g| g.verdicts)?,
+            hedges: words(|g| g.hedges)?,
+            any_check: KeywordSet::builder()
+                .ascii_case_insensitive(true)
+                .build(any_check)?,
+        })
+    }
+
+    /// The first sentence of `text` that claims a check passed, whether or
+    /// not one ran: it names a check by its kind or its program, and holds
+    /// a verdict ("the suite passes", "`shellcheck` 경고 없이 통과").
+    pub(crate) fn claim(&self, text: &str) -> Option<String> {
+        clauses(text).into_iter().find_map(|s| {
+            (fires(&self.any_check, s)
+                && fires(&self.verdicts, s)
+                && !fires(&self.hedges, s))
+            .then(|| s.to_string())
+        })
+    }
+
+    /// The first sentence of `text` that reports one of `checks` with
+    /// its outcome.
+    pub(crate) fn report(
+        &self,
+        text: &str,
+        checks: &[RanCheck],
+    ) -> Option<Report> {
+        if checks.is_empty() {
+            return None;
+        }
+        let sentences = clauses(text);
+        for (i, s) in sentences.iter().enumerate() {
+            let Some(check) = checks.iter().find(|c| self.names(s, c)) else {
+                continue;
+            };
+            if fires(&self.hedges, s) {
+                continue;
+            }
+            let told = self.outcome(s, true)
+                || sentences
+                    .get(i + 1)
+                    .is_some_and(|n| self.outcome(n, false));
+            if told {
+                return Some(Report {
+                    check: check.clone(),
+                    sentence: s.to_string(),
+                });
+            }
+        }
+        None
+    }
+
+    /// Whether sentence `s` names `check`, by its own names or its kind.
+    fn names(&self, s: &str, check: &RanCheck) -> bool {
+        let lower = s.to_ascii_lowercase();
+        let own = check.names.iter().any(|n| {
+            lower
+                .match_indices(n.as_str())
+                .any(|(at, _)| is_word_at(&lower, at, n.len()))
+        });
+        own || self
+            .kinds
+            .iter()
+            .filter(|(k, _)| *k == check.kind)
+            .any(|(_, words)| fires(words, s))
+    }
+
+    /// Whether sentence `s` tells an outcome: an outcome word, or (when
+    /// `numbers`) a digit.
+    fn outcome(&self, s: &str, numbers: bool) -> bool {
+        fires(&self.outcomes, s) || (numbers && has_number(s))
+    }
+}
+
+/// The clauses of `text`'s sentences: a hedge in one clause ("a retry
+/// would email twice; `pytest` passes") does not void another.
+fn clauses(text: &str) -> Vec<&str> {
+    sentences_within(text, MAX_SENTENCE)
+        .flat_map(|r| text[r].split([';', '；']))
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Whether a keyword of `set` occurs in `s` as a word of its own (an
+/// ASCII keyword not glued to letters or digits: "ok" is not in "token").
+fn fires(set: &KeywordSet, s: &str) -> bool {
+    set.find_iter(s).any(|m| is_word_at(s, m.start(), m.end() - m.start()))
+}
+
+/// Whether `s` holds a number of its own: digits not glued to a letter
+/// (`12`, `0 errors`, `403`, `(9)`; not `python3` or `v2`).
+fn has_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b',') {
+            i += 1;
+        }
+        let glued =
+            |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_alphabetic());
+        if !glued(start.checked_sub(1).and_then(|j| b.get(j))) {
+            return true;
+        }
+    }
+    false
+}
