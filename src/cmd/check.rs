@@ -25,7 +25,7 @@ use std::process::ExitCode;
 use stopgate::judge::Skipped;
 use stopgate::Transcript;
 use stopgate::Turn;
-use stopgate::{Facts, Judge, SessionView, Verdict};
+use stopgate::{AuditStatus, Facts, Judge, SessionView, Verdict};
 
 use super::inert::{terminal, terminal_lines};
 
@@ -106,8 +106,16 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         judged.verdict()
     };
     let matched = judge.matched(&Facts::of_turn(&turn));
+    let audit = if args.prompt_changed {
+        let facts = Facts::of_turn(&turn).with_changed(true);
+        Some(audit_reading(&judge.gates().audit_status_of(&facts)))
+    } else {
+        judged.changed().then(|| audit_reading(judged.audit()))
+    };
     if args.json {
-        println!("{}", json(&verdict, &turn, unattended.as_deref(), &matched));
+        let mut out = json(&verdict, &turn, unattended.as_deref(), &matched);
+        out["audit"] = serde_json::json!(audit);
+        println!("{out}");
         return Ok(ExitCode::SUCCESS);
     }
     match (&verdict, judged.skipped()) {
@@ -127,10 +135,68 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         ),
         (Verdict::Allow, None) => println!("allow"),
     }
+    if let Some(audit) = &audit {
+        println!("audit: {}", terminal(&audit.to_string()));
+    }
     if !matched.is_empty() {
         println!("matched: {}", terminal(&matched.join(", ")));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How the judge read a change turn's audit, and on what: the marker,
+/// the plain-language lead and its referent, the learned model, or the
+/// check the turn ran and the sentence that reports it.
+#[derive(Debug, serde::Serialize)]
+struct AuditReading {
+    /// `marker`, `plain`, `grounded`, `escape` or `none`.
+    status: &'static str,
+    /// What decided it, in a few words.
+    by: String,
+}
+
+impl std::fmt::Display for AuditReading {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.by.as_str() {
+            "" => write!(f, "{}", self.status),
+            by => write!(f, "{} ({by})", self.status),
+        }
+    }
+}
+
+fn audit_reading(status: &AuditStatus) -> AuditReading {
+    let (status, by) = match status {
+        AuditStatus::Present(markers) => {
+            ("marker", format!("markers: {}", markers.join(", ")))
+        }
+        AuditStatus::Plain(p) if p.is_learned() => (
+            "plain",
+            "the learned model reads a check; the grammar names no lead"
+                .to_string(),
+        ),
+        AuditStatus::Plain(p) => (
+            "plain",
+            format!("lead {:?}, naming {:?}", p.lead(), p.referent()),
+        ),
+        AuditStatus::Grounded { command, sentence } => {
+            let ran = match command.as_str() {
+                "" => "a re-read or search".to_string(),
+                c => format!("`{c}`"),
+            };
+            (
+                "grounded",
+                format!("{ran} ran after the last change: {sentence:?}"),
+            )
+        }
+        AuditStatus::Escape(hatch) => ("escape", format!("hatch {hatch:?}")),
+        _ => (
+            "none",
+            "no marker, no plain-language audit, no reported check run \
+             after the last change"
+                .to_string(),
+        ),
+    };
+    AuditReading { status, by }
 }
 
 /// The turn to judge: the last, or `--turn N`, read as the judge reads a

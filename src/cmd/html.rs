@@ -115,10 +115,17 @@ fn summary_section(h: &mut String, c: &Counts) {
     let _ = write!(
         h,
         "<h2>Summary</h2>\n<p>{} change turns: audited by marker {}, in plain \
-         language {}, by escape hatch {}, hollow {}, <span class=\"bad\">unaudited \
-         {}</span>.</p>\n<table><thead><tr><th>finding</th><th class=\"n\">turns</th>\
+         language {}, by a check it ran {}, by escape hatch {}, hollow {}, \
+         <span class=\"bad\">unaudited {}</span>.</p>\n<table><thead><tr>\
+         <th>finding</th><th class=\"n\">turns</th>\
          <th class=\"n\">rate</th><th>over</th></tr></thead><tbody>\n",
-        c.change_turns, c.marker, c.plain, c.escape, c.hollow, c.unaudited
+        c.change_turns,
+        c.marker,
+        c.plain,
+        c.grounded,
+        c.escape,
+        c.hollow,
+        c.unaudited
     );
     for f in Finding::ALL {
         let of = c.denominator(f);
@@ -138,6 +145,7 @@ fn summary_section(h: &mut String, c: &Counts) {
 /// The header cells the per-project and per-period tables share.
 const COUNT_HEADS: &str = "<th class=\"n\">change turns</th><th class=\"n\">audited</th>\
      <th class=\"n\">by marker</th><th class=\"n\">in plain language</th>\
+     <th class=\"n\">by a check it ran</th>\
      <th class=\"n\">unaudited</th><th class=\"n\">hollow</th><th class=\"n\">deferral</th>\
      <th class=\"n\">capitulation</th><th class=\"n\">unverified claim</th>";
 
@@ -148,6 +156,7 @@ fn count_cells(c: &Counts) -> String {
         percent(c.audited_share()),
         c.marker.to_string(),
         c.plain.to_string(),
+        c.grounded.to_string(),
         c.unaudited.to_string(),
         c.hollow.to_string(),
         c.of(Finding::Deferral).to_string(),

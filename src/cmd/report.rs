@@ -46,6 +46,9 @@ pub struct Counts {
     pub marker: usize,
     /// Change turns audited in plain language.
     pub plain: usize,
+    /// Change turns audited by a check they ran after their last change
+    /// and reported (a grounded audit).
+    pub grounded: usize,
     /// Change turns that took the escape hatch with a reason.
     pub escape: usize,
     /// Change turns whose audit is hollow.
@@ -67,6 +70,7 @@ impl Counts {
             match turn.audit.as_str() {
                 "present" => self.marker += 1,
                 "plain" => self.plain += 1,
+                "grounded" => self.grounded += 1,
                 "escape" => self.escape += 1,
                 "absent" => self.unaudited += 1,
                 _ => self.hollow += 1,
@@ -81,7 +85,7 @@ impl Counts {
 
     /// Change turns with an audit that is not hollow.
     pub fn audited(&self) -> usize {
-        self.marker + self.plain + self.escape
+        self.marker + self.plain + self.grounded + self.escape
     }
 
     /// The share of change turns audited, in percent; `None` without any.

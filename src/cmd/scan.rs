@@ -922,9 +922,10 @@ fn write_table(
     // words is not told it never audits.
     writeln!(
         out,
-        "change turns: {change_turns}; audited by marker {}, in plain language {}, by escape hatch {}, hollow {}, unaudited {}",
+        "change turns: {change_turns}; audited by marker {}, in plain language {}, by a check it ran {}, by escape hatch {}, hollow {}, unaudited {}",
         summary.all.marker,
         summary.all.plain,
+        summary.all.grounded,
         summary.all.escape,
         summary.all.hollow,
         {
@@ -1026,8 +1027,9 @@ fn write_breakdowns(
         "{}",
         paint(
             DIM,
-            "(marker, plain: audited that way; unaud: no audit;\n \
-             defer: deferral; capit: capitulation; unver: unverified claim)"
+            "(marker, plain, ran: audited by a marker, in plain language, by a\n \
+             check the turn ran; unaud: no audit; defer: deferral;\n \
+             capit: capitulation; unver: unverified claim)"
         )
     )?;
 
@@ -1088,8 +1090,8 @@ fn share_cell(share: Option<f64>, width: usize) -> String {
 /// The header of a per-project or per-period table.
 fn breakdown_header(name: &str, width: usize, tail: &str) -> String {
     format!(
-        "{name:<width$} {:>7} {:>6} {:>5} {:>5} {:>6} {:>5} {:>5} {:>5} {:>6}{tail}",
-        "changes", "marker", "plain", "unaud", "hollow", "defer", "capit", "unver", "audit%"
+        "{name:<width$} {:>7} {:>6} {:>5} {:>4} {:>5} {:>6} {:>5} {:>5} {:>5} {:>6}{tail}",
+        "changes", "marker", "plain", "ran", "unaud", "hollow", "defer", "capit", "unver", "audit%"
     )
 }
 
@@ -1100,10 +1102,11 @@ fn breakdown_row(name: &str, width: usize, c: &Counts, tail: &str) -> String {
         &format!("{:>5}", c.unaudited),
     );
     format!(
-        "{name:<width$} {:>7} {:>6} {:>5} {unaud} {:>6} {:>5} {:>5} {:>5} {}{tail}",
+        "{name:<width$} {:>7} {:>6} {:>5} {:>4} {unaud} {:>6} {:>5} {:>5} {:>5} {}{tail}",
         c.change_turns,
         c.marker,
         c.plain,
+        c.grounded,
         c.hollow,
         c.of(Finding::Deferral),
         c.of(Finding::Capitulation),

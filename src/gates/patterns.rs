@@ -780,8 +780,13 @@ mod tests {
         assert!(set
             .fired("You're right that it's slow, but it's correct.")
             .is_empty());
+        // A contest that opens the next sentence voids it too; a sentence
+        // that goes on does not.
+        assert!(set
+            .fired("You're right. But the spec says otherwise.")
+            .is_empty());
         assert_eq!(
-            set.fired("You're right. But thanks."),
+            set.fired("You're right. Thanks, fixing it now."),
             vec!["you're right"]
         );
     }
