@@ -158,3 +158,84 @@ fn any_turn_by_number() {
         "{err}"
     );
 }
+
+/// A grounded audit: the turn ran a check after its last change and the
+/// final message says what came of it. `check` allows it and says on what;
+/// `scan` counts it as audited by a check it ran. The same words with the
+/// check run before the last edit are an unbacked claim.
+#[test]
+fn a_check_run_after_the_change_and_reported_is_an_audit() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = |t: &str| serde_json::json!({"type": "user", "message": {"content": t}});
+    let tool = |id: &str, name: &str, input: serde_json::Value| serde_json::json!({"type": "assistant", "message": {"id": id, "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}});
+    let result = |id: &str| serde_json::json!({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": id, "content": "ok"}]}});
+    let text = |t: &str| serde_json::json!({"type": "assistant", "message": {"id": "m", "content": [{"type": "text", "text": t}]}});
+    let edit = || {
+        tool(
+            "e1",
+            "Edit",
+            serde_json::json!({"file_path": "app/users.py", "old_string": "a", "new_string": "b"}),
+        )
+    };
+    let mypy =
+        || tool("b1", "Bash", serde_json::json!({"command": "mypy app"}));
+    let words = "Added type hints to `crud/users.py`. `mypy app` reports 0 errors, down from 7.";
+    let ran_after = write(
+        dir.path(),
+        "after.jsonl",
+        &[
+            user("add type hints"),
+            edit(),
+            result("e1"),
+            mypy(),
+            result("b1"),
+            text(words),
+        ],
+    );
+    let out = check(dir.path(), &[&ran_after]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with(
+            "allow\naudit: grounded (`mypy app` ran after the last change"
+        ),
+        "{stdout}"
+    );
+    let out = check(dir.path(), &["--json", &ran_after]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["audit"]["status"], "grounded", "{v}");
+
+    let ran_before = write(
+        dir.path(),
+        "before.jsonl",
+        &[
+            user("add type hints"),
+            mypy(),
+            result("b1"),
+            edit(),
+            result("e1"),
+            text(words),
+        ],
+    );
+    let out = check(dir.path(), &[&ran_before]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("block hollow claim_without_evidence\n"),
+        "{stdout}"
+    );
+
+    let scan = Command::new(common::bin())
+        .args(["scan", "--format", "jsonl", "--all-turns"])
+        .arg(&ran_after)
+        .env("HOME", dir.path())
+        .env_remove("STOPGATE_CONFIG")
+        .output()
+        .unwrap();
+    let rows = String::from_utf8_lossy(&scan.stdout);
+    let row: serde_json::Value =
+        serde_json::from_str(rows.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (row["changed"].as_bool(), row["audit"].as_str()),
+        (Some(true), Some("grounded")),
+        "{rows}"
+    );
+}

@@ -21,6 +21,9 @@
 use super::lang::{GroundedTable, LangTable};
 use super::sentence::{is_word_at, sentences_within};
 use crate::error::Error;
+use std::borrow::Cow;
+
+use super::patterns::LazyKeywords;
 use crate::keywords::KeywordSet;
 use crate::transcript::ToolCall;
 
@@ -41,6 +44,19 @@ pub(crate) enum CheckKind {
     Read,
     /// Any other command: running the program, a dry run, a migration.
     Run,
+}
+
+impl CheckKind {
+    /// Every kind, in order.
+    const ALL: [CheckKind; 7] = [
+        CheckKind::Test,
+        CheckKind::Build,
+        CheckKind::Lint,
+        CheckKind::Search,
+        CheckKind::Request,
+        CheckKind::Read,
+        CheckKind::Run,
+    ];
 }
 
 /// A check the turn ran after its last change.
@@ -68,8 +84,14 @@ const WRAPPERS: &[&str] = &[
     "python", "python3", "node", "deno", "sh", "bash", "-m", "-c", "rye",
 ];
 
-/// Programs too common to name a check alone.
-const GENERIC: &[&str] = &["go", "git", "make", "cd", "echo", "cat", "ls"];
+/// Programs too common to name a check alone ("go test" does).
+const GENERIC: &[&str] = &["go", "git", "make"];
+
+/// Programs that check nothing: a simple command of theirs names no check.
+const NOT_CHECKS: &[&str] = &[
+    "cd", "echo", "cat", "ls", "export", "source", "mkdir", "cp", "mv", "rm",
+    "printf", "true", "set",
+];
 
 /// The checks of `uses` after the last tool use that changed files, in
 /// order; none when nothing changed.
@@ -120,6 +142,9 @@ fn command_names(command: &str) -> Vec<String> {
             .skip_while(|w| WRAPPERS.contains(w) || w.parse::<f64>().is_ok());
         let Some(program) = words.next() else { continue };
         let program = program.rsplit('/').next().unwrap_or(program);
+        if NOT_CHECKS.contains(&program) {
+            continue;
+        }
         let sub = words.find(|w| !w.starts_with('-'));
         let sub = sub.filter(|s| !s.contains('/') && s.len() >= 3);
         let program = program.to_ascii_lowercase();
@@ -210,13 +235,13 @@ fn kind_of(command: &str, names: &[String]) -> CheckKind {
 /// The words of the grounded reading, over the configured languages.
 #[derive(Clone, Debug)]
 pub(crate) struct Grounding {
-    kinds: Vec<(CheckKind, KeywordSet)>,
-    outcomes: KeywordSet,
-    verdicts: KeywordSet,
-    hedges: KeywordSet,
+    kinds: Vec<(CheckKind, LazyKeywords)>,
+    outcomes: LazyKeywords,
+    verdicts: LazyKeywords,
+    hedges: LazyKeywords,
     /// Every kind's words, and the programs that check: what names a
     /// check that may not have run.
-    any_check: KeywordSet,
+    any_check: LazyKeywords,
 }
 
 /// A sentence of a final text that reports a check the turn ran.
@@ -233,38 +258,38 @@ pub(crate) struct Report {
 const MAX_SENTENCE: usize = 2048;
 
 impl Grounding {
-    pub(crate) fn new(tables: &[&LangTable]) -> Result<Grounding, Error> {
-        let words = |pick: fn(&GroundedTable) -> &[&'static str]| {
-            let all: Vec<&str> = tables
-                .iter()
-                .flat_map(|t| pick(&t.grounded).iter().copied())
-                .collect();
-            KeywordSet::builder().ascii_case_insensitive(true).build(all)
+    /// The words of `tables`; each set is built on first use, so a hook
+    /// run that reads no grounded audit builds none (`dfa`: as the other
+    /// sets of the gates, for a scan).
+    pub(crate) fn new(
+        tables: &[&LangTable],
+        dfa: bool,
+    ) -> Result<Grounding, Error> {
+        let set = |words: Vec<&'static str>| {
+            LazyKeywords::overlapping(
+                words.into_iter().map(Cow::Borrowed).collect(),
+                dfa,
+            )
         };
-        let kinds = [
-            CheckKind::Test,
-            CheckKind::Build,
-            CheckKind::Lint,
-            CheckKind::Search,
-            CheckKind::Request,
-            CheckKind::Read,
-            CheckKind::Run,
-        ]
-        .into_iter()
-        .map(|k| {
-            let all: Vec<&str> = tables
+        let words = |pick: fn(&GroundedTable) -> &'static [&'static str]| {
+            set(tables
                 .iter()
-                .flat_map(|t| t.grounded.kind_words(k).iter().copied())
-                .collect();
-            Ok((
-                k,
-                KeywordSet::builder()
-                    .ascii_case_insensitive(true)
-                    .build(all)?,
-            ))
-        })
-        .collect::<Result<_, Error>>()?;
-        let any_check: Vec<&str> = tables
+                .flat_map(|t| pick(&t.grounded))
+                .copied()
+                .collect())
+        };
+        let kinds = CheckKind::ALL
+            .into_iter()
+            .map(|k| {
+                let all = tables
+                    .iter()
+                    .flat_map(|t| t.grounded.kind_words(k))
+                    .copied()
+                    .collect();
+                Ok((k, set(all)?))
+            })
+            .collect::<Result<_, Error>>()?;
+        let any_check = tables
             .iter()
             .flat_map(|t| {
                 let g = &t.grounded;
@@ -281,9 +306,7 @@ impl Grounding {
             outcomes: words(|g| g.outcomes)?,
             verdicts: words(|g| g.verdicts)?,
             hedges: words(|g| g.hedges)?,
-            any_check: KeywordSet::builder()
-                .ascii_case_insensitive(true)
-                .build(any_check)?,
+            any_check: set(any_check)?,
         })
     }
 
@@ -292,9 +315,9 @@ impl Grounding {
     /// a verdict ("the suite passes", "`shellcheck` 경고 없이 통과").
     pub(crate) fn claim(&self, text: &str) -> Option<String> {
         clauses(text).into_iter().find_map(|s| {
-            (fires(&self.any_check, s)
-                && fires(&self.verdicts, s)
-                && !fires(&self.hedges, s))
+            (fires(self.any_check.get(), s)
+                && fires(self.verdicts.get(), s)
+                && !fires(self.hedges.get(), s))
             .then(|| s.to_string())
         })
     }
@@ -314,7 +337,7 @@ impl Grounding {
             let Some(check) = checks.iter().find(|c| self.names(s, c)) else {
                 continue;
             };
-            if fires(&self.hedges, s) {
+            if fires(self.hedges.get(), s) {
                 continue;
             }
             let told = self.outcome(s, true)
@@ -343,13 +366,13 @@ impl Grounding {
             .kinds
             .iter()
             .filter(|(k, _)| *k == check.kind)
-            .any(|(_, words)| fires(words, s))
+            .any(|(_, words)| fires(words.get(), s))
     }
 
     /// Whether sentence `s` tells an outcome: an outcome word, or (when
     /// `numbers`) a digit.
     fn outcome(&self, s: &str, numbers: bool) -> bool {
-        fires(&self.outcomes, s) || (numbers && has_number(s))
+        fires(self.outcomes.get(), s) || (numbers && has_number(s))
     }
 }
 
@@ -366,7 +389,9 @@ fn clauses(text: &str) -> Vec<&str> {
 /// Whether a keyword of `set` occurs in `s` as a word of its own (an
 /// ASCII keyword not glued to letters or digits: "ok" is not in "token").
 fn fires(set: &KeywordSet, s: &str) -> bool {
-    set.find_iter(s).any(|m| is_word_at(s, m.start(), m.end() - m.start()))
+    set.find_overlapping(s)
+        .iter()
+        .any(|m| is_word_at(s, m.start(), m.end() - m.start()))
 }
 
 /// Whether `s` holds a number of its own: digits not glued to a letter
@@ -390,4 +415,99 @@ fn has_number(s: &str) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gates::lang;
+
+    fn grounding() -> Grounding {
+        let tables: Vec<&LangTable> =
+            lang::codes().filter_map(lang::table).collect();
+        Grounding::new(&tables, false).unwrap()
+    }
+
+    fn ran(command: &str) -> RanCheck {
+        let names = command_names(command);
+        RanCheck {
+            kind: kind_of(command, &names),
+            command: command.into(),
+            names,
+        }
+    }
+
+    #[test]
+    fn a_command_is_named_by_its_program_and_subcommand() {
+        assert_eq!(
+            command_names("python manage.py check --deploy"),
+            ["manage.py check", "check", "manage.py"]
+        );
+        assert_eq!(command_names("npx vitest run"), ["vitest run", "vitest"]);
+        assert_eq!(
+            command_names("./gradlew connectedDebugAndroidTest"),
+            [
+                "gradlew connecteddebugandroidtest",
+                "connecteddebugandroidtest",
+                "gradlew"
+            ]
+        );
+        assert_eq!(
+            command_names("cd web && go test ./..."),
+            ["go test", "test"]
+        );
+        assert_eq!(ran("pytest -q").kind, CheckKind::Test);
+        assert_eq!(ran("npx tsc --noEmit").kind, CheckKind::Lint);
+        assert_eq!(ran("grep -rn csrf_exempt api").kind, CheckKind::Search);
+        assert_eq!(
+            ran("curl -s localhost:8000/admin").kind,
+            CheckKind::Request
+        );
+    }
+
+    #[test]
+    fn a_report_names_the_check_and_its_outcome() {
+        let g = grounding();
+        let mypy = [ran("mypy app")];
+        let said =
+            |text: &str, checks: &[RanCheck]| g.report(text, checks).is_some();
+        assert!(said("Done. `mypy app` reports 0 errors.", &mypy));
+        // Named by its kind, in any language.
+        assert!(said("Added hints; the type check is clean.", &mypy));
+        assert!(said("型チェックはエラーなしで通りました。", &mypy));
+        assert!(said("타입 체크도 경고 없이 통과했습니다.", &mypy));
+        // Output under the command, on the next line.
+        let go = [ran("go test -race ./...")];
+        assert!(said(
+            "```\n$ go test -race ./...\nok  example.com/x\n```",
+            &go
+        ));
+        // Named with no outcome, hedged, or a check that did not run.
+        assert!(!said("Ran `mypy app`.", &mypy));
+        assert!(!said(
+            "`mypy app` should report 0 errors once CI runs.",
+            &mypy
+        ));
+        assert!(!said("`pytest` passes (12).", &mypy));
+        assert!(!said("`mypy app` reports 0 errors.", &[]));
+        // A version number is no outcome.
+        assert!(!said("Ran mypy on python3.", &mypy));
+    }
+
+    #[test]
+    fn a_claim_names_a_check_with_a_verdict() {
+        let g = grounding();
+        assert!(g.claim("Fixed it. All tests pass.").is_some());
+        assert!(g.claim("shellcheck도 경고 없이 통과했습니다.").is_some());
+        assert!(g.claim("ビルドは green です。").is_some());
+        assert!(g.claim("Tests should pass once CI runs.").is_none());
+        assert!(g.claim("Added a test for the empty input.").is_none());
+    }
+
+    #[test]
+    fn numbers_of_their_own() {
+        assert!(has_number("passes (9)"));
+        assert!(has_number("returns 403"));
+        assert!(!has_number("python3 and v2"));
+    }
 }

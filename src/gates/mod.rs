@@ -462,7 +462,7 @@ impl Gates {
             },
             claims: set(|t| &t.claims, &p.claims)?,
             stock: LazyKeywords::new(stock, dfa)?,
-            grounding: grounded::Grounding::new(&tables)?,
+            grounding: grounded::Grounding::new(&tables, dfa)?,
             messages: Messages {
                 audit: config.audit.message.clone(),
                 stock_phrase: config.hollow.message_stock_phrase.clone(),

@@ -2299,6 +2299,10 @@ pub const TABLE: LangTable = LangTable {
             "without errors",
             "without warnings",
             "error-free",
+            "0 errors",
+            "0 warnings",
+            "0 failures",
+            "zero errors",
         ],
         hedges: &[
             "should",
