@@ -254,6 +254,10 @@ pub struct AuditConfig {
     pub plain_judge: PlainJudge,
     /// The block message: at most 3 lines, no table.
     pub message: String,
+    /// The block message when the judge cannot tell whether the final
+    /// message audits the change (an `uncertain` audit): it says what
+    /// would pass.
+    pub message_uncertain: String,
 }
 
 impl Default for Config {
@@ -298,6 +302,10 @@ impl Default for AuditConfig {
             message: "stopgate: files changed this turn, but your final message holds no self-audit.\n\
                       Audit adversarially (concurrency, failure paths, idempotence, boundaries, secrets, real verification) and report in at most 3 lines, no tables.\n\
                       If the change is trivial, say `no audit needed: <reason>` (監査不要: 理由)."
+                .into(),
+            message_uncertain: "stopgate: files changed this turn, and I cannot tell whether your final message audits the change.\n\
+                                Say what you checked and what came of it: the check you ran after your last change and its result, or the failure mode and the code that guards it; `Audit:` makes it plain.\n\
+                                If the change is trivial, say `no audit needed: <reason>` (監査不要: 理由)."
                 .into(),
         }
     }

@@ -644,8 +644,15 @@ fn audit_gate_on_its_parts() {
     // model's fit. Its precision floor moved from 0.98 to 0.97 with
     // `Grounds::Told` (0.991 -> 0.978 on 108 parts): the audits of the
     // older parts that the model doubts and only the grammar's shapes of
-    // an outcome read, which the grammar was fitted to, are blocked.
-    assert_bounds("audit seen", &f.tune, 0.97, 0.98);
+    // an outcome read, which the grammar was fitted to, are blocked. It
+    // moved to 0.95 when doubt became a block (`AuditStatus::Uncertain`,
+    // issue 48): a check the grammar finds told but the model doubts is
+    // asked again, with a message saying what passes (0.980 -> 0.960 here,
+    // 184 of 8,927 cases; on the blind tuning parts, which hold the turns'
+    // tool uses, 0.972 / 0.858 -> 0.965 / 0.925). These parts are text
+    // only: a check the turn ran, which grounds such an audit in the hook,
+    // is not in them.
+    assert_bounds("audit seen", &f.tune, 0.95, 0.98);
     assert_bounds(
         "audit test",
         &f.test,
@@ -675,7 +682,9 @@ fn audit_summaries_and_corpus(name: &str, gates: &Gates) {
         judge,
         true,
     );
-    assert_bounds(&format!("{name} summaries"), &s, 0.94, 0.85);
+    // 0.94 until doubt became a block (0.945 -> 0.929: a fourth audit,
+    // told but doubted, is asked again).
+    assert_bounds(&format!("{name} summaries"), &s, 0.92, 0.85);
     if let Some(corpus) = load_corpus_as("audit", Judged::TextAfterAWrite) {
         let s = score(&format!("{name} corpus"), &corpus, judge, true);
         assert_bounds(&format!("{name} corpus"), &s, 1.0, 1.0);

@@ -261,7 +261,7 @@ fn check_says(path: &Path, config: &Path, turn: Option<usize>) -> Said {
 
 fn gate_of(f: Finding) -> &'static str {
     match f {
-        Finding::UnauditedChange => "audit",
+        Finding::UnauditedChange | Finding::UncertainAudit => "audit",
         Finding::HollowAudit | Finding::UnverifiedClaim => "hollow",
         Finding::Deferral => "ownership",
         Finding::Capitulation => "reverify",

@@ -44,6 +44,9 @@ pub enum Finding {
     /// An audit claiming verification that nothing run after the last
     /// change backs.
     UnverifiedClaim,
+    /// Files changed and the judge cannot tell whether the final text
+    /// audits them: the hook asks again, saying what would pass.
+    UncertainAudit,
 }
 
 /// One finding and its evidence.
@@ -64,8 +67,9 @@ pub struct Evidence {
 
 impl Finding {
     /// Every finding, in report order.
-    pub const ALL: [Finding; 5] = [
+    pub const ALL: [Finding; 6] = [
         Finding::UnauditedChange,
+        Finding::UncertainAudit,
         Finding::HollowAudit,
         Finding::Deferral,
         Finding::Capitulation,
@@ -76,6 +80,7 @@ impl Finding {
     pub fn of_block(block: &Block) -> Finding {
         match block.rule() {
             Rule::NoMarker => Finding::UnauditedChange,
+            Rule::Uncertain => Finding::UncertainAudit,
             Rule::StockPhrase => Finding::HollowAudit,
             Rule::ClaimWithoutEvidence => Finding::UnverifiedClaim,
             Rule::Deferral => Finding::Deferral,
@@ -91,6 +96,7 @@ impl Finding {
             Finding::Deferral => "deferral",
             Finding::Capitulation => "capitulation",
             Finding::UnverifiedClaim => "unverified_claim",
+            Finding::UncertainAudit => "uncertain_audit",
         }
     }
 }
@@ -108,7 +114,8 @@ pub struct TurnReport {
     pub timestamp: Option<String>,
     /// Whether a tool use changed files, a launched subagent's included.
     pub changed: bool,
-    /// `present`, `absent`, `hollow:<rule>` or `escape`.
+    /// `present`, `plain`, `grounded`, `uncertain`, `absent`,
+    /// `hollow:<rule>` or `escape`.
     pub audit: String,
     /// What the gates found, with the evidence. Only turns that ended in a
     /// Stop the agent chose, in sessions a human attends, get findings.
@@ -565,6 +572,7 @@ pub fn report_turn(
         (None, AuditStatus::Plain(_)) => "plain".to_string(),
         (None, AuditStatus::Escape(_)) => "escape".to_string(),
         (None, AuditStatus::Grounded { .. }) => "grounded".to_string(),
+        (None, AuditStatus::Uncertain(_)) => "uncertain".to_string(),
         (None, AuditStatus::Absent) => "absent".to_string(),
     };
     let blocked = turn.stop_blocks();

@@ -149,7 +149,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
 /// check the turn ran and the sentence that reports it.
 #[derive(Debug, serde::Serialize)]
 struct AuditReading {
-    /// `marker`, `plain`, `grounded`, `escape` or `none`.
+    /// `marker`, `plain`, `grounded`, `escape`, `uncertain` or `none`.
     status: &'static str,
     /// What decided it, in a few words.
     by: String,
@@ -189,6 +189,15 @@ fn audit_reading(status: &AuditStatus) -> AuditReading {
             )
         }
         AuditStatus::Escape(hatch) => ("escape", format!("hatch {hatch:?}")),
+        AuditStatus::Uncertain(p) => (
+            "uncertain",
+            format!(
+                "the learned model doubts the check the grammar reads: lead \
+                 {:?}, naming {:?}",
+                p.lead(),
+                p.referent()
+            ),
+        ),
         _ => (
             "none",
             "no marker, no plain-language audit, no reported check run \

@@ -115,7 +115,8 @@ fn summary_section(h: &mut String, c: &Counts) {
     let _ = write!(
         h,
         "<h2>Summary</h2>\n<p>{} change turns: audited by marker {}, in plain \
-         language {}, by a check it ran {}, by escape hatch {}, hollow {}, \
+         language {}, by a check it ran {}, by escape hatch {}, uncertain {}, \
+         hollow {}, \
          <span class=\"bad\">unaudited {}</span>.</p>\n<table><thead><tr>\
          <th>finding</th><th class=\"n\">turns</th>\
          <th class=\"n\">rate</th><th>over</th></tr></thead><tbody>\n",
@@ -124,6 +125,7 @@ fn summary_section(h: &mut String, c: &Counts) {
         c.plain,
         c.grounded,
         c.escape,
+        c.uncertain,
         c.hollow,
         c.unaudited
     );

@@ -55,8 +55,11 @@ pub struct Counts {
     pub hollow: usize,
     /// Change turns with no audit.
     pub unaudited: usize,
+    /// Change turns whose audit the judge could not tell (the hook asks
+    /// again): neither audited nor unaudited.
+    pub uncertain: usize,
     /// Turns with each finding, in [`Finding::ALL`] order.
-    pub findings: [usize; 5],
+    pub findings: [usize; 6],
 }
 
 impl Counts {
@@ -73,6 +76,7 @@ impl Counts {
                 "grounded" => self.grounded += 1,
                 "escape" => self.escape += 1,
                 "absent" => self.unaudited += 1,
+                "uncertain" => self.uncertain += 1,
                 _ => self.hollow += 1,
             }
         }
@@ -99,6 +103,7 @@ impl Counts {
     pub fn denominator(&self, finding: Finding) -> usize {
         match finding {
             Finding::UnauditedChange
+            | Finding::UncertainAudit
             | Finding::HollowAudit
             | Finding::UnverifiedClaim => self.change_turns,
             Finding::Deferral | Finding::Capitulation => self.judged,
@@ -109,6 +114,7 @@ impl Counts {
     pub fn denominator_name(finding: Finding) -> &'static str {
         match finding {
             Finding::UnauditedChange
+            | Finding::UncertainAudit
             | Finding::HollowAudit
             | Finding::UnverifiedClaim => "change turns",
             Finding::Deferral | Finding::Capitulation => "judged turns",

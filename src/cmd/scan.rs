@@ -922,11 +922,12 @@ fn write_table(
     // words is not told it never audits.
     writeln!(
         out,
-        "change turns: {change_turns}; audited by marker {}, in plain language {}, by a check it ran {}, by escape hatch {}, hollow {}, unaudited {}",
+        "change turns: {change_turns}; audited by marker {}, in plain language {}, by a check it ran {}, by escape hatch {}, uncertain {}, hollow {}, unaudited {}",
         summary.all.marker,
         summary.all.plain,
         summary.all.grounded,
         summary.all.escape,
+        summary.all.uncertain,
         summary.all.hollow,
         {
             let n = summary.all.unaudited;

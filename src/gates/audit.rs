@@ -11,9 +11,11 @@
 //! Whether a text without a marker audits in plain language is, by
 //! default (`audit.plain_judge = "learned"`), the [learned
 //! model's](super::learned) call, with the grammar's reading as evidence:
-//! a check the grammar cannot parse is one when the model reads one in a
-//! text of a sentence or more, and an audit the grammar reads stays one
-//! unless the model is sure it is none. The grammar still reads negated
+//! where the model is sure of an audit, it is one (named by the grammar's
+//! lead where it finds one); where the model doubts and the grammar finds
+//! a check told outright, the judge cannot tell
+//! ([`AuditStatus::Uncertain`]) and says so rather than guess; elsewhere
+//! there is none. The grammar still reads negated
 //! markers and names the lead it finds. `audit.plain_judge = "grammar"`
 //! leaves the call to the grammar alone.
 
@@ -46,6 +48,12 @@ pub enum AuditStatus {
     Escape(String),
     /// No marker, but an audit in plain language.
     Plain(PlainAudit),
+    /// No marker, and the judge cannot tell whether the text audits in
+    /// plain language: the learned model doubts a check the grammar finds
+    /// told outright. The hook blocks it
+    /// with a message that says what would pass (doubt is said, not
+    /// guessed); `scan` counts it on its own.
+    Uncertain(PlainAudit),
     /// No marker and no audit in plain language, but the turn ran a check
     /// after its last change and the text tells what came of it: a
     /// grounded audit. Only [`Gates::audit_status_of`] reads one, from the
@@ -179,13 +187,10 @@ impl AuditMatcher {
         // A bare hatch says the agent means to skip the audit: the
         // model, which never learnt from one, gets no say.
         let judge = self.model.as_ref().filter(|_| hatch_spans.is_empty());
-        match self
-            .plain_passes
-            .then(|| self.plain_audit(text, judge))
-            .flatten()
-        {
-            Some(plain) => AuditStatus::Plain(plain),
-            None => AuditStatus::Absent,
+        match self.plain_passes.then(|| self.plain_audit(text, judge)) {
+            Some(PlainReading::Audit(plain)) => AuditStatus::Plain(plain),
+            Some(PlainReading::Doubt(plain)) => AuditStatus::Uncertain(plain),
+            Some(PlainReading::None) | None => AuditStatus::Absent,
         }
     }
 
@@ -198,31 +203,60 @@ impl AuditMatcher {
         &self,
         text: &str,
         model: Option<&AuditModel>,
-    ) -> Option<PlainAudit> {
+    ) -> PlainReading {
         let Some(model) = model else {
-            return self.plain.find(text);
+            return self.plain.find(text).into();
         };
         // On a text shorter than a sentence that reports a check
         // ("Changed again."), a few words decide the model's answer,
         // which is noise: only the grammar can pass one.
         // (Counted only as far as the bound: a long text is not walked.)
         if text.chars().nth(MIN_LEARNED_CHARS - 1).is_none() {
-            let found = self.plain.find(text)?;
-            return (model.read(text) != Reading::NoAudit).then_some(found);
+            let Some(found) = self.plain.find(text) else {
+                return PlainReading::None;
+            };
+            return match model.read(text) {
+                Reading::NoAudit => PlainReading::None,
+                _ => PlainReading::Audit(found),
+            };
         }
         match model.read(text) {
-            // The model alone: a text told wholly in the present
-            // describes what a change does; it reports no check ("… 1일,
-            // 3일, 8일로 늘리고 … 냅니다", "Weekly mails go out on Monday
-            // …").
-            Reading::Audit => self.plain.find(text).or_else(|| {
-                (tells_a_past(text) != Some(false)).then(PlainAudit::learned)
-            }),
-            // In the model's doubt, the grammar's shapes of an outcome are
-            // not enough: a design told with its numbers has them too.
-            Reading::GrammarDecides => self.plain.find_told(text),
-            Reading::NoAudit => None,
+            // The model is sure: a check the grammar cannot name is one
+            // too, unless the text is told wholly in the present, which
+            // describes what a change does and reports no check ("… 1일,
+            // 3일, 8일로 늘리고 … 냅니다", "Weekly mails go out on Monday").
+            Reading::Audit => match self.plain.find(text) {
+                Some(found) => PlainReading::Audit(found),
+                None if tells_a_past(text) != Some(false) => {
+                    PlainReading::Audit(PlainAudit::learned())
+                }
+                None => PlainReading::None,
+            },
+            // In the model's doubt, a check the grammar finds told is
+            // still doubt; the grammar's shapes of an outcome are not even
+            // that (a design told with its numbers has them too).
+            Reading::GrammarDecides => match self.plain.find_told(text) {
+                Some(found) => PlainReading::Doubt(found),
+                None => PlainReading::None,
+            },
+            Reading::NoAudit => PlainReading::None,
         }
+    }
+}
+
+/// What the plain-language judge reads in a text without a marker.
+enum PlainReading {
+    /// An audit.
+    Audit(PlainAudit),
+    /// Perhaps an audit: the judge cannot tell.
+    Doubt(PlainAudit),
+    /// No audit.
+    None,
+}
+
+impl From<Option<PlainAudit>> for PlainReading {
+    fn from(found: Option<PlainAudit>) -> PlainReading {
+        found.map_or(PlainReading::None, PlainReading::Audit)
     }
 }
 
@@ -287,7 +321,16 @@ mod audit_status_example {
             "Fixed the race. Risks I checked: two writers … now serialize on a lock; cargo test passes.",
             "Fixed. What could break: concurrent writers, partial writes on crash; both covered by …",
         ] {
-            assert!(matches!(m.status(audit), AuditStatus::Plain(_)), "{audit}");
+            // Read from its words alone, the first is one the learned model
+            // doubts (the hook then asks again, unless the turn ran a check
+            // after its change: see `Gates::audit_status_of`).
+            assert!(
+                matches!(
+                    m.status(audit),
+                    AuditStatus::Plain(_) | AuditStatus::Uncertain(_)
+                ),
+                "{audit}"
+            );
         }
         assert_eq!(
             m.status("I audited nothing, to be honest."),

@@ -239,6 +239,7 @@ pub(crate) struct Grounding {
     outcomes: LazyKeywords,
     verdicts: LazyKeywords,
     hedges: LazyKeywords,
+    leads: LazyKeywords,
     /// Every kind's words, and the programs that check: what names a
     /// check that may not have run.
     any_check: LazyKeywords,
@@ -306,6 +307,7 @@ impl Grounding {
             outcomes: words(|g| g.outcomes)?,
             verdicts: words(|g| g.verdicts)?,
             hedges: words(|g| g.hedges)?,
+            leads: words(|g| g.check_leads)?,
             any_check: set(any_check)?,
         })
     }
@@ -319,6 +321,26 @@ impl Grounding {
                 && fires(self.verdicts.get(), s)
                 && !fires(self.hedges.get(), s))
             .then(|| s.to_string())
+        })
+    }
+
+    /// The first clause of `text` that presents a self-check with nothing
+    /// but a stock phrase of `stock` ("Self-check: no issues found",
+    /// "자체 점검 결과 이상 없습니다"), with that phrase.
+    pub(crate) fn stock_check(
+        &self,
+        text: &str,
+        stock: &KeywordSet,
+    ) -> Option<String> {
+        clauses(text).into_iter().find_map(|s| {
+            if !fires(self.leads.get(), s) {
+                return None;
+            }
+            stock
+                .find_overlapping(s)
+                .into_iter()
+                .find(|m| is_word_at(s, m.start(), m.end() - m.start()))
+                .map(|m| stock.keyword(m).to_string())
         })
     }
 

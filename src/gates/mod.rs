@@ -263,6 +263,9 @@ pub fn text_hash(text: &str) -> u64 {
 pub enum Rule {
     /// Audit gate: files changed and the final text holds no audit.
     NoMarker,
+    /// Audit gate: files changed and the judge cannot tell whether the
+    /// final text audits them ([`AuditStatus::Uncertain`]).
+    Uncertain,
     /// Hollow-audit gate: the audit says nothing specific.
     StockPhrase,
     /// Hollow-audit gate: a verification claim with nothing run after the
@@ -281,6 +284,7 @@ impl Rule {
     pub fn as_str(&self) -> &'static str {
         match self {
             Rule::NoMarker => "no_marker",
+            Rule::Uncertain => "uncertain",
             Rule::StockPhrase => "stock_phrase",
             Rule::ClaimWithoutEvidence => "claim_without_evidence",
             Rule::Deferral => "deferral",
@@ -291,7 +295,7 @@ impl Rule {
     /// The gate the rule belongs to.
     pub fn gate(&self) -> Gate {
         match self {
-            Rule::NoMarker => Gate::Audit,
+            Rule::NoMarker | Rule::Uncertain => Gate::Audit,
             Rule::StockPhrase | Rule::ClaimWithoutEvidence => Gate::Hollow,
             Rule::Deferral => Gate::Ownership,
             Rule::Capitulation => Gate::Reverify,
@@ -387,6 +391,7 @@ struct NagCaps {
 #[derive(Clone, Debug)]
 struct Messages {
     audit: String,
+    uncertain: String,
     stock_phrase: String,
     claim: String,
     ownership: String,
@@ -465,6 +470,7 @@ impl Gates {
             grounding: grounded::Grounding::new(&tables, dfa)?,
             messages: Messages {
                 audit: config.audit.message.clone(),
+                uncertain: config.audit.message_uncertain.clone(),
                 stock_phrase: config.hollow.message_stock_phrase.clone(),
                 claim: config.hollow.message_claim_without_evidence.clone(),
                 ownership: config.ownership.message.clone(),
@@ -584,13 +590,27 @@ impl Gates {
                 match audit_status
                     .get_or_insert_with(|| self.audit_status_of(facts))
                 {
-                    // A claim of a check that nothing backs presents
-                    // itself as an audit: the hollow gate names it.
-                    AuditStatus::Absent if self.hollow_claims(facts) => None,
+                    // A claim of a check that nothing backs, or a stock
+                    // self-check, presents itself as an audit: the hollow
+                    // gate names it.
+                    status @ (AuditStatus::Absent
+                    | AuditStatus::Uncertain(_))
+                        if self.hollow_names(status, facts) =>
+                    {
+                        None
+                    }
                     AuditStatus::Absent => Some(block(
                         Rule::NoMarker,
                         &self.messages.audit,
                         vec![],
+                    )),
+                    AuditStatus::Uncertain(plain) => Some(block(
+                        Rule::Uncertain,
+                        &self.messages.uncertain,
+                        vec![plain.lead().to_string()]
+                            .into_iter()
+                            .filter(|l| !l.is_empty())
+                            .collect(),
                     )),
                     _ => None,
                 }
@@ -616,9 +636,11 @@ impl Gates {
     }
 
     /// The audit status of a turn: that of its final text
-    /// ([`Gates::audit_status`]), or, when the text holds no audit, a
-    /// [grounded](AuditStatus::Grounded) one if the turn changed files,
-    /// then ran a check, and the text tells what came of it.
+    /// ([`Gates::audit_status`]), or, when the text holds no audit or one
+    /// the judge doubts, a [grounded](AuditStatus::Grounded) one if the
+    /// turn changed files, then ran a check, and the text tells what came
+    /// of it. A doubted audit of a turn that ran a check after its last
+    /// change is no longer in doubt.
     ///
     /// # Example
     ///
@@ -643,15 +665,23 @@ impl Gates {
     /// ```
     pub fn audit_status_of(&self, facts: &Facts<'_>) -> AuditStatus {
         let status = self.audit.status(facts.final_text);
-        if status != AuditStatus::Absent || !facts.changed {
+        let settled =
+            !matches!(status, AuditStatus::Absent | AuditStatus::Uncertain(_));
+        if settled || !facts.changed {
             return status;
         }
-        match self.grounded_report(facts) {
-            Some(r) => AuditStatus::Grounded {
+        let checks = grounded::ran_after_change(facts.tool_uses);
+        match (self.grounding.report(facts.final_text, &checks), status) {
+            (Some(r), _) => AuditStatus::Grounded {
                 command: r.check.command().to_string(),
                 sentence: r.sentence,
             },
-            None => status,
+            // A check told outright that the model doubts is one when the
+            // turn ran a check after its last change: the run settles it.
+            (None, AuditStatus::Uncertain(plain)) if !checks.is_empty() => {
+                AuditStatus::Plain(plain)
+            }
+            (None, status) => status,
         }
     }
 
@@ -662,12 +692,28 @@ impl Gates {
         self.grounding.report(facts.final_text, &checks)
     }
 
-    /// Whether the hollow gate is on and would name the text's claim of a
-    /// check that nothing after the turn's last change backs.
-    fn hollow_claims(&self, facts: &Facts<'_>) -> bool {
+    /// Whether the hollow gate is on and would name a hollow audit in the
+    /// text: a claim of a check that nothing after the turn's last change
+    /// backs, or a stock self-check.
+    fn hollow_names(&self, status: &AuditStatus, facts: &Facts<'_>) -> bool {
         self.order.contains(&Gate::Hollow)
-            && hollow::unverified_claim(&self.claims, &self.grounding, facts)
-                .is_some()
+            && self.hollow_rule(status, facts).is_some()
+    }
+
+    /// The hollow audit of a text with no other audit: an unbacked claim,
+    /// or a self-check told only in stock words.
+    fn hollow_in_absent(
+        &self,
+        facts: &Facts<'_>,
+    ) -> Option<(Rule, Vec<String>)> {
+        if let Some(claims) =
+            hollow::unverified_claim(&self.claims, &self.grounding, facts)
+        {
+            return Some((Rule::ClaimWithoutEvidence, claims));
+        }
+        self.grounding
+            .stock_check(facts.final_text, self.stock.get())
+            .map(|phrase| (Rule::StockPhrase, vec![phrase]))
     }
 
     /// The hollow rule that fires for a present marker, and what matched.
@@ -678,8 +724,12 @@ impl Gates {
     ) -> Option<(Rule, Vec<String>)> {
         // An audit that reports a check the turn ran is not hollow,
         // however stock its other words ("ok", "no issues").
-        if matches!(status, AuditStatus::Present(_) | AuditStatus::Plain(_))
-            && self.grounded_report(facts).is_some()
+        if matches!(
+            status,
+            AuditStatus::Present(_)
+                | AuditStatus::Plain(_)
+                | AuditStatus::Uncertain(_)
+        ) && self.grounded_report(facts).is_some()
         {
             return None;
         }
@@ -692,26 +742,25 @@ impl Gates {
                 facts.final_text,
             )
             .then(|| markers.clone()),
-            AuditStatus::Plain(plain) => hollow::plain_is_stock(
-                self.stock.get(),
-                self.min_specific,
-                facts.final_text,
-                plain,
-            )
-            .then(|| {
-                if plain.is_learned() {
-                    vec!["plain-language audit".to_string()]
-                } else {
-                    vec![plain.lead.clone()]
-                }
-            }),
-            AuditStatus::Absent => {
-                return hollow::unverified_claim(
-                    &self.claims,
-                    &self.grounding,
-                    facts,
+            AuditStatus::Plain(plain) | AuditStatus::Uncertain(plain) => {
+                hollow::plain_is_stock(
+                    self.stock.get(),
+                    self.min_specific,
+                    facts.final_text,
+                    plain,
                 )
-                .map(|claims| (Rule::ClaimWithoutEvidence, claims));
+                .then(|| {
+                    if plain.is_learned() {
+                        vec!["plain-language audit".to_string()]
+                    } else {
+                        vec![plain.lead.clone()]
+                    }
+                })
+            }
+            // No other audit, but a claim or a stock self-check: a hollow
+            // one.
+            AuditStatus::Absent => {
+                return self.hollow_in_absent(facts);
             }
             AuditStatus::Escape(_) | AuditStatus::Grounded { .. } => {
                 return None

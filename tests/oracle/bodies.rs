@@ -167,6 +167,10 @@ pub fn gates(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let (prompt, final_text) =
         text.split_once('\0').unwrap_or(("That's wrong.", &text));
+    // A command of the data's own after a \x01: the grounded reading
+    // names checks by their words.
+    let (final_text, command) =
+        final_text.split_once('\x01').unwrap_or((final_text, "cargo test"));
     let tools = [
         ToolCall::new(
             Some("t1"),
@@ -178,7 +182,7 @@ pub fn gates(data: &[u8]) {
         ToolCall::new(
             Some("t2"),
             "Bash",
-            &serde_json::json!({"command": "cargo test"}),
+            &serde_json::json!({ "command": command }),
             0,
             1,
         ),
@@ -196,6 +200,11 @@ pub fn gates(data: &[u8]) {
             .with_tool_uses(uses)
             .with_changed(!uses.is_empty());
         assert_eq!(hook.findings(&facts), bulk.findings(&facts), "{text:?}");
+        assert_eq!(
+            hook.audit_status_of(&facts),
+            bulk.audit_status_of(&facts),
+            "{text:?}"
+        );
         let _ = hook.evaluate(&facts, &SessionView::default());
         let _ = hook.matched(&facts);
     }

@@ -2304,6 +2304,17 @@ pub const TABLE: LangTable = LangTable {
             "0 failures",
             "zero errors",
         ],
+        check_leads: &[
+            "self-check",
+            "self check",
+            "risk check",
+            "self-review",
+            "sanity check",
+            "security review",
+            "checked",
+            "verification",
+            "verified",
+        ],
         hedges: &[
             "should",
             "would",

@@ -1544,6 +1544,7 @@ pub const TABLE: LangTable = LangTable {
             "確認済",
             "正常",
         ],
+        check_leads: &["確認", "検証", "点検", "セルフチェック", "チェック"],
         hedges: &[
             "はず",
             "予定",

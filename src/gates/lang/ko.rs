@@ -1242,6 +1242,7 @@ pub const TABLE: LangTable = LangTable {
             "오류 없",
             "green",
         ],
+        check_leads: &["점검", "검증", "확인", "체크", "감사"],
         hedges: &[
             "예정",
             "주세요",

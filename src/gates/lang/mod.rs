@@ -91,6 +91,10 @@ pub struct GroundedTable {
     /// The outcomes that claim a check passed ("passes", "green", "통과"):
     /// a sentence that names a check with one of them claims it ran.
     pub verdicts: &'static [&'static str],
+    /// Words that present a self-check ("self-check", "検証", "점검"): with
+    /// a stock phrase in the same clause ("Self-check: no issues found"),
+    /// a text with no other audit holds a hollow one.
+    pub check_leads: &'static [&'static str],
     /// Words that make a sentence a plan, a hedge or a request ("should",
     /// "はず", "주세요"): it reports no outcome.
     pub hedges: &'static [&'static str],
