@@ -299,11 +299,11 @@ impl Default for AuditConfig {
             plain_language: true,
             plain_judge: PlainJudge::Learned,
             escape_hatches: vec!["監査不要:".into(), "監査不要：".into(), "no audit needed:".into(), "감사 불필요:".into()],
-            message: "stopgate: files changed this turn, but your final message holds no self-audit.\n\
+            message: "stopgate: files changed since your last audited answer, but your final message holds no self-audit.\n\
                       Audit adversarially (concurrency, failure paths, idempotence, boundaries, secrets, real verification) and report in at most 3 lines, no tables.\n\
                       If the change is trivial, say `no audit needed: <reason>` (監査不要: 理由)."
                 .into(),
-            message_uncertain: "stopgate: files changed this turn, and I cannot tell whether your final message audits the change.\n\
+            message_uncertain: "stopgate: files changed since your last audited answer, and I cannot tell whether your final message audits the change.\n\
                                 Say what you checked and what came of it: the check you ran after your last change and its result, or the failure mode and the code that guards it; `Audit:` makes it plain.\n\
                                 If the change is trivial, say `no audit needed: <reason>` (監査不要: 理由)."
                 .into(),

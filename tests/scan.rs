@@ -1059,18 +1059,7 @@ fn an_interrupted_turns_change_is_judged_at_the_next_stop() {
     use background::*;
 
     fn rows(ok: bool) -> Vec<(usize, String, bool, bool)> {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join(format!("{SID}.jsonl"));
-        let mut lines = vec![prompt("00:01", "write a.txt")];
-        lines.extend(main_write("00:02", "toolu_w", "/w/a.txt", ok));
-        lines.extend([
-            interrupted("00:03"),
-            prompt("00:10", "what is in a.txt?"),
-            said("00:11", "It holds x."),
-            stop_summary("00:12"),
-        ]);
-        std::fs::write(&file, lines.join("\n") + "\n").unwrap();
-        scan_and_check(&file)
+        reports(ok)
             .into_iter()
             .map(|r| {
                 (
@@ -1083,6 +1072,25 @@ fn an_interrupted_turns_change_is_judged_at_the_next_stop() {
             .collect()
     }
 
+    fn reports(ok: bool) -> Vec<stopgate::archive::TurnReport> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(format!("{SID}.jsonl"));
+        let mut lines = vec![prompt("00:01", "write a.txt")];
+        lines.extend(main_write("00:02", "toolu_w", "/w/a.txt", ok));
+        lines.extend([
+            interrupted("00:03"),
+            prompt("00:10", "what is in a.txt?"),
+            said("00:11", "It holds x."),
+            stop_summary("00:12"),
+        ]);
+        std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+        scan_and_check(&file)
+    }
+
+    // The evidence says where the change came from.
+    let carried = reports(true);
+    assert_eq!(carried[0].changes, ["this turn: Write"]);
+    assert_eq!(carried[1].changes, ["carried from turn 1: Write"]);
     // A Write the user declined changed nothing: not its own turn, and
     // nothing is carried.
     assert_eq!(

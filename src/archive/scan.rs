@@ -26,8 +26,8 @@ use super::reader::{for_each_line, ChunkLine};
 use crate::gates::{AuditStatus, Block, Rule};
 use crate::judge::Judge;
 use crate::transcript::{
-    Chain, Format, HeadEntrypoint, LateWork, LinePos, Turn, TurnKind,
-    TurnReader, PROBE_LINES,
+    Chain, Format, HeadEntrypoint, LateWork, LinePos, ToolCall, Turn,
+    TurnKind, TurnReader, PROBE_LINES,
 };
 
 /// A finding, from the fixed vocabulary of `stopgate scan`.
@@ -132,6 +132,12 @@ pub struct TurnReport {
     pub blocking_hooks: Vec<String>,
     /// The subagents the turn launched.
     pub subagents: Vec<String>,
+    /// Where the turn's file changes came from, one line per source: the
+    /// turn's own tool uses, its subagents', and those carried from
+    /// earlier turns that ended in no Stop ("carried from turn 3: Write"),
+    /// so that a finding on a carried change does not read as a false
+    /// alarm.
+    pub changes: Vec<String>,
 }
 
 impl TurnReport {
@@ -547,6 +553,61 @@ impl FileScan<'_> {
     }
 }
 
+/// Where `turn`'s changes came from ([`TurnReport::changes`]): each source
+/// with its tool uses, by name, counted ("this turn: Edit ×2, Bash").
+pub fn change_sources(turn: &Turn) -> Vec<String> {
+    let keys = |calls: &[ToolCall]| -> Vec<String> {
+        calls.iter().map(|c| c.key().to_string()).collect()
+    };
+    let by_subagents = keys(turn.subagent_changes());
+    let carried = keys(turn.carried_changes());
+    let mut own = vec![];
+    let mut subs = vec![];
+    let mut late = vec![];
+    for c in turn.changes() {
+        let key = c.key().to_string();
+        if carried.contains(&key) {
+            late.push(c.name());
+        } else if by_subagents.contains(&key) {
+            subs.push(c.name());
+        } else {
+            own.push(c.name());
+        }
+    }
+    let from: Vec<String> =
+        turn.carried_from().iter().map(usize::to_string).collect();
+    let carried_label = match from.len() {
+        0 => "carried from an earlier turn".to_string(),
+        1 => format!("carried from turn {}", from[0]),
+        _ => format!("carried from turns {}", from.join(", ")),
+    };
+    [
+        ("this turn".to_string(), own),
+        ("its subagents".to_string(), subs),
+        (carried_label, late),
+    ]
+    .into_iter()
+    .filter(|(_, names)| !names.is_empty())
+    .map(|(source, names)| format!("{source}: {}", counted(&names)))
+    .collect()
+}
+
+/// Names in order of first use, each with its count when over one:
+/// `Edit ×2, Bash`.
+fn counted(names: &[&str]) -> String {
+    let mut seen: Vec<(&str, usize)> = vec![];
+    for n in names {
+        match seen.iter_mut().find(|(s, _)| s == n) {
+            Some((_, k)) => *k += 1,
+            None => seen.push((n, 1)),
+        }
+    }
+    seen.iter()
+        .map(|(n, k)| if *k > 1 { format!("{n} ×{k}") } else { n.to_string() })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A turn's row: what the gates find in it, with the evidence.
 pub fn report_turn(
     turn: &Turn,
@@ -588,6 +649,7 @@ pub fn report_turn(
         hook_blocks: blocked.count(),
         blocking_hooks: blocked.commands().to_vec(),
         subagents: turn.launched_agents().map(str::to_string).collect(),
+        changes: change_sources(turn),
     }
 }
 

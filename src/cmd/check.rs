@@ -115,6 +115,8 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     if args.json {
         let mut out = json(&verdict, &turn, unattended.as_deref(), &matched);
         out["audit"] = serde_json::json!(audit);
+        out["changes"] =
+            serde_json::json!(stopgate::archive::change_sources(&turn));
         println!("{out}");
         return Ok(ExitCode::SUCCESS);
     }
@@ -137,6 +139,9 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     }
     if let Some(audit) = &audit {
         println!("audit: {}", terminal(&audit.to_string()));
+    }
+    for source in stopgate::archive::change_sources(&turn) {
+        println!("changes: {}", terminal(&source));
     }
     if !matched.is_empty() {
         println!("matched: {}", terminal(&matched.join(", ")));

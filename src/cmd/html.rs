@@ -297,7 +297,7 @@ pub fn finding_rows(h: &mut String, flagged: &Flagged) {
                 h,
                 "<tr><td>{}</td><td data-sort=\"{}\">{}</td><td class=\"n\">{}</td>\
                  <td>{}</td><td><details><summary>{}: {}</summary>\
-                 <p>line {} of <code>{}</code> ({} · {})</p><pre>{}</pre></details></td></tr>",
+                 <p>line {} of <code>{}</code> ({} · {})</p>{}<pre>{}</pre></details></td></tr>",
                 esc(label),
                 esc(date),
                 esc(date.get(..10).unwrap_or(date)),
@@ -309,10 +309,20 @@ pub fn finding_rows(h: &mut String, flagged: &Flagged) {
                 esc(&r.path.to_string_lossy()),
                 esc(&project_label(r)),
                 esc(&r.session_id),
+                changes_line(&t.changes),
                 esc(&e.excerpt),
             );
         }
     }
+}
+
+/// Where a turn's changes came from, as a paragraph; nothing for a turn
+/// with none.
+fn changes_line(changes: &[String]) -> String {
+    if changes.is_empty() {
+        return String::new();
+    }
+    format!("<p>changes: {}</p>", esc(&changes.join("; ")))
 }
 
 #[cfg(test)]

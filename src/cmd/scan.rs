@@ -684,6 +684,7 @@ fn write_jsonl(
                 })
                 .collect(),
             subagents: &t.subagents,
+            changes: &t.changes,
             hooks_ran: &t.hooks_ran,
             hook_blocked: t.hook_blocked,
             hook_blocks: t.hook_blocks,
@@ -717,6 +718,9 @@ struct JsonRow<'a> {
     findings: Vec<&'static str>,
     evidence: Vec<JsonEvidence<'a>>,
     subagents: &'a [String],
+    /// Where the turn's changes came from (`archive::TurnReport::changes`).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    changes: &'a [String],
     hooks_ran: &'a [String],
     hook_blocked: bool,
     hook_blocks: usize,

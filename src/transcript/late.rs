@@ -105,6 +105,8 @@ pub(crate) struct LateWork {
     /// Changes of turns that ended in no Stop the agent chose, owed at
     /// the next turn that does ([`Turn::carry`]).
     owed: Vec<ToolCall>,
+    /// The turns the owed changes were made in.
+    owed_from: Vec<usize>,
     /// Whether changes are carried: for Claude Code, whose clients were
     /// seen to keep PostToolUse's flag raised across an interrupt.
     carries: bool,
@@ -116,6 +118,7 @@ impl LateWork {
         LateWork {
             waiting: vec![],
             owed: vec![],
+            owed_from: vec![],
             carries: format == Format::Claude,
         }
     }
@@ -142,8 +145,8 @@ impl LateWork {
             None => vec![],
         };
         turn.add_held(due);
-        if let Some(owed) = self.owed_at(turn) {
-            turn.carry(owed);
+        if let Some((owed, from)) = self.owed_at(turn) {
+            turn.carry(owed, from);
         }
         let held = !late.is_empty();
         self.waiting.extend(late.into_iter().map(|c| (row, c)));
@@ -162,12 +165,16 @@ impl LateWork {
     /// The changes owed at `turn`'s Stop, if it ends in one the agent
     /// chose; if not, its own changes are owed at the next turn's that
     /// does.
-    fn owed_at(&mut self, turn: &Turn) -> Option<Vec<ToolCall>> {
+    fn owed_at(&mut self, turn: &Turn) -> Option<(Vec<ToolCall>, Vec<usize>)> {
         if turn.kind().ends_in_stop() {
-            return Some(std::mem::take(&mut self.owed));
+            return Some((
+                std::mem::take(&mut self.owed),
+                std::mem::take(&mut self.owed_from),
+            ));
         }
-        if self.carries {
+        if self.carries && turn.changed() {
             self.owed.extend(turn.changes().cloned());
+            self.owed_from.push(turn.index());
         }
         None
     }

@@ -159,6 +159,8 @@ pub struct Turn {
     tool_uses: Vec<ToolCall>,
     subagent_changes: Vec<ToolCall>,
     carried: Vec<ToolCall>,
+    /// The turns the carried changes were made in.
+    carried_from: Vec<usize>,
     /// The ids of the turn's tool uses whose result is an error.
     failed: Vec<String>,
     launches: Vec<Launch>,
@@ -231,6 +233,12 @@ impl Turn {
         &self.carried
     }
 
+    /// The numbers ([`Turn::index`]) of the turns the
+    /// [`carried changes`](Turn::carried_changes) were made in.
+    pub fn carried_from(&self) -> &[usize] {
+        &self.carried_from
+    }
+
     /// Whether any tool use of the turn, its subagents' included, changed
     /// files, or changes are carried to it ([`Turn::carried_changes`]):
     /// whether the turn has [`Turn::changes`].
@@ -276,8 +284,10 @@ impl Turn {
     pub(crate) fn carry(
         &mut self,
         changes: impl IntoIterator<Item = ToolCall>,
+        from: impl IntoIterator<Item = usize>,
     ) {
         self.carried.extend(changes);
+        self.carried_from.extend(from);
     }
 
     /// The subagents the turn launched, by `agentId`.
