@@ -908,6 +908,15 @@ mod background {
         assistant(time, false, json!({"type": "text", "text": text}))
     }
 
+    /// The attachment Claude Code keeps for a hook's `systemMessage`.
+    pub fn hook_message(time: &str, text: &str) -> String {
+        line(
+            time,
+            false,
+            json!({"type": "attachment", "attachment": {"type": "hook_system_message", "content": text, "hookName": "Stop", "toolUseID": "x", "hookEvent": "Stop"}}),
+        )
+    }
+
     pub fn stop_summary(time: &str) -> String {
         line(
             time,
@@ -1106,5 +1115,40 @@ fn an_interrupted_turns_change_is_judged_at_the_next_stop() {
             (1, "interrupted".to_string(), false, false),
             (2, "prompt".to_string(), false, false)
         ]
+    );
+}
+
+/// A Stop the hook let through by its own fault, and said so: Claude Code
+/// keeps the hook's `systemMessage` as a `hook_system_message` attachment,
+/// and `scan` counts it, in the row and in the table; another hook's
+/// message is not counted.
+#[test]
+fn stops_the_hook_let_through_by_its_own_fault_are_counted() {
+    use background::*;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(format!("{SID}.jsonl"));
+    let lines = [
+        prompt("00:01", "what is in a.txt?"),
+        said("00:02", "It holds x."),
+        hook_message(
+            "00:03",
+            "stopgate is not guarding this Stop: it ran out of time (5000 ms) and let it through.",
+        ),
+        stop_summary("00:04"),
+        prompt("00:10", "and b.txt?"),
+        said("00:11", "It holds y."),
+        hook_message("00:12", "lint: 3 warnings"),
+        stop_summary("00:13"),
+    ];
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let turns = scan_and_check(&file);
+    let unguarded: Vec<usize> = turns.iter().map(|t| t.unguarded).collect();
+    assert_eq!(unguarded, [1, 0]);
+    let out =
+        scan(&["--no-progress", "--color", "never", file.to_str().unwrap()]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("stopgate let 1 Stop through by its own fault"),
+        "{table}"
     );
 }

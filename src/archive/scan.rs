@@ -138,6 +138,9 @@ pub struct TurnReport {
     /// so that a finding on a carried change does not read as a false
     /// alarm.
     pub changes: Vec<String>,
+    /// How many times stopgate's own hook failed open in the turn and told
+    /// the user so ([`Turn::unguarded`]).
+    pub unguarded: usize,
 }
 
 impl TurnReport {
@@ -650,6 +653,7 @@ pub fn report_turn(
         blocking_hooks: blocked.commands().to_vec(),
         subagents: turn.launched_agents().map(str::to_string).collect(),
         changes: change_sources(turn),
+        unguarded: turn.unguarded(),
     }
 }
 

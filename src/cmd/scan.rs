@@ -576,6 +576,7 @@ struct Tally {
     turns: usize,
     hooks_ran: usize,
     hook_blocked: usize,
+    unguarded: usize,
     /// Findings over every turn.
     findings: usize,
     /// The sessions with the most findings, most first (at most
@@ -610,6 +611,7 @@ impl Tally {
             self.turns += 1;
             self.hooks_ran += usize::from(!t.hooks_ran.is_empty());
             self.hook_blocked += usize::from(t.hook_blocked);
+            self.unguarded += t.unguarded;
             findings += t.findings.len();
         }
         self.findings += findings;
@@ -685,6 +687,7 @@ fn write_jsonl(
                 .collect(),
             subagents: &t.subagents,
             changes: &t.changes,
+            unguarded: t.unguarded,
             hooks_ran: &t.hooks_ran,
             hook_blocked: t.hook_blocked,
             hook_blocks: t.hook_blocks,
@@ -694,6 +697,11 @@ fn write_jsonl(
         out.write_all(b"\n")?;
     }
     Ok(())
+}
+
+/// For serde: a count of zero is left out of a row.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One JSONL row, in column order.
@@ -721,6 +729,9 @@ struct JsonRow<'a> {
     /// Where the turn's changes came from (`archive::TurnReport::changes`).
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     changes: &'a [String],
+    /// How many times stopgate's hook failed open in the turn.
+    #[serde(skip_serializing_if = "is_zero")]
+    unguarded: usize,
     hooks_ran: &'a [String],
     hook_blocked: bool,
     hook_blocks: usize,
@@ -975,6 +986,23 @@ fn write_table(
         "stop hooks ran after {} turns and blocked {}",
         tally.hooks_ran, tally.hook_blocked
     )?;
+    if tally.unguarded > 0 {
+        writeln!(
+            out,
+            "{}",
+            paint(
+                BAD,
+                &format!(
+                    "stopgate let {} through by its own fault, and said so \
+                     (run `stopgate doctor`)",
+                    match tally.unguarded {
+                        1 => "1 Stop".to_string(),
+                        n => format!("{n} Stops"),
+                    }
+                )
+            )
+        )?;
+    }
 
     write_breakdowns(out, summary)?;
     write_worst(out, &tally.worst)

@@ -86,3 +86,26 @@ impl fmt::Display for Fault {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Fault;
+
+    /// `scan` counts the Stops the hook let through by its own fault by
+    /// the start of these messages, as the client keeps them in the
+    /// transcript.
+    #[test]
+    fn every_message_starts_as_the_scan_reads_it() {
+        for fault in [
+            Fault::StateDir("x".into()),
+            Fault::Config("x".into()),
+            Fault::Gates("x".into()),
+            Fault::Record("x".into()),
+            Fault::Timeout(5000),
+            Fault::Crash,
+        ] {
+            let m = fault.message();
+            assert!(m.starts_with(crate::transcript::UNGUARDED_PREFIX), "{m}");
+        }
+    }
+}

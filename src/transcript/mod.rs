@@ -35,6 +35,8 @@ pub use self::query::{FinalMessage, FinalText};
 #[cfg(feature = "archive")]
 pub(crate) use self::source::open_regular;
 pub use self::source::Transcript;
+#[cfg(all(test, feature = "hook"))]
+pub(crate) use self::turn::UNGUARDED_PREFIX;
 pub use self::turn::{Chain, Prompt, StopBlocks, ToolCall, Turn, TurnKind};
 
 #[cfg(feature = "archive")]

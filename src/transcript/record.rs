@@ -319,6 +319,7 @@ pub struct Record<'a> {
 pub struct Attachment<'a> {
     kind: Option<&'a str>,
     blocking_command: Option<&'a str>,
+    content: Option<&'a str>,
 }
 
 impl<'a> Attachment<'a> {
@@ -331,6 +332,12 @@ impl<'a> Attachment<'a> {
     /// (`blockingError.command`).
     pub fn blocking_command(&self) -> Option<&'a str> {
         self.blocking_command
+    }
+
+    /// The attachment's `content` when it is a string: for a
+    /// `hook_system_message`, the message a hook showed the user.
+    pub fn content(&self) -> Option<&'a str> {
+        self.content
     }
 }
 
@@ -768,7 +775,11 @@ keys!(RecordKey {
 
 keys!(AgentResultKey { AgentId = "agentId" });
 
-keys!(AttachmentKey { Type = "type", BlockingError = "blockingError" });
+keys!(AttachmentKey {
+    Type = "type",
+    BlockingError = "blockingError",
+    Content = "content",
+});
 
 keys!(HookInfoKey { Command = "command" });
 
@@ -1027,6 +1038,9 @@ impl<'de> Deserialize<'de> for MaybeAttachment<'de> {
                         AttachmentKey::BlockingError => {
                             a.blocking_command =
                                 map.next_value::<StrIn<BlockingErrorKey>>()?.0
+                        }
+                        AttachmentKey::Content => {
+                            a.content = map.next_value::<Str>()?.0
                         }
                         AttachmentKey::Other => {
                             map.next_value::<IgnoredAny>()?;

@@ -167,6 +167,8 @@ pub struct Turn {
     final_text: Option<TextAt>,
     stop_blocks: StopBlocks,
     hooks_ran: Vec<String>,
+    /// How many times stopgate's hook told the user it was not guarding.
+    unguarded: usize,
     any_assistant: bool,
     skipped_corrupt: usize,
 }
@@ -332,6 +334,14 @@ impl Turn {
     /// records, which only interactive sessions write).
     pub fn hooks_ran(&self) -> &[String] {
         &self.hooks_ran
+    }
+
+    /// How many times, in this turn, stopgate's hook failed open and told
+    /// the user so ("stopgate is not guarding …", the hook's
+    /// `systemMessage`, which Claude Code keeps as a `hook_system_message`
+    /// attachment): Stops let through by the hook's own fault.
+    pub fn unguarded(&self) -> usize {
+        self.unguarded
     }
 
     /// How many corrupt lines the reader passed over.
@@ -833,6 +843,10 @@ fn failed(line: &[u8]) -> bool {
 static SUMMARY: Needle = Needle::new(b"\"stop_hook_summary\"");
 static LOCAL_COMMAND: Needle = Needle::new(b"\"local_command\"");
 static BLOCKING: Needle = Needle::new(b"\"hook_blocking_error\"");
+/// The start of every message stopgate's hook shows when it fails open
+/// (`hook::Fault`).
+pub(crate) const UNGUARDED_PREFIX: &str = "stopgate is not guarding";
+static UNGUARDED: Needle = Needle::new(UNGUARDED_PREFIX.as_bytes());
 
 static TOOL_USE: Needle = Needle::new(b"tool_use");
 static ESCAPE: Needle = Needle::new(b"\\u");
@@ -992,7 +1006,9 @@ impl TurnBuilder {
             Some(b"system") => {
                 yes(SUMMARY.find(line) || LOCAL_COMMAND.find(line))
             }
-            Some(b"attachment") => yes(BLOCKING.find(line)),
+            Some(b"attachment") => {
+                yes(BLOCKING.find(line) || UNGUARDED.find(line))
+            }
             Some(b"assistant") => self.text_only(line, Sure::Assistant),
             // Claude Code writes an assistant line's `type` last.
             None if tail_type(line) == Some(b"assistant") => {
@@ -1036,7 +1052,8 @@ impl TurnBuilder {
             && (sure == Sure::Assistant
                 || !(USER.find(line)
                     || SYSTEM.find(line)
-                    || BLOCKING.find(line)));
+                    || BLOCKING.find(line)
+                    || UNGUARDED.find(line)));
         if text_only {
             Want::Text
         } else {
@@ -1124,6 +1141,12 @@ impl TurnBuilder {
                         let blocks = &mut self.open.stop_blocks;
                         blocks.other_traces += 1;
                         blocks.name(a.blocking_command().unwrap_or(""));
+                    }
+                    if a.kind() == Some("hook_system_message")
+                        && a.content()
+                            .is_some_and(|c| c.starts_with(UNGUARDED_PREFIX))
+                    {
+                        self.open.unguarded += 1;
                     }
                 }
             }
