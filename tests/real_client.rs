@@ -581,6 +581,30 @@ fn write_then_done_blocks_once_then_the_audit_passes() {
     });
 }
 
+/// A hook that cannot guard (a state directory other users may write)
+/// lets the Stop through and says so in its `systemMessage`; the client
+/// keeps that message in the transcript, and `scan` counts the Stop.
+#[test]
+fn a_hook_that_fails_open_says_so_and_the_scan_counts_it() {
+    use std::os::unix::fs::PermissionsExt;
+    each_client(|client| {
+        let w = World::new("", |p| {
+            json!([[write(&p.join("a.txt"), "x\n")], [text("Done.")]])
+        });
+        std::fs::create_dir_all(w.state()).unwrap();
+        std::fs::set_permissions(
+            w.state(),
+            std::fs::Permissions::from_mode(0o777),
+        )
+        .unwrap();
+        assert_eq!(w.ask(client, "write a.txt", &[]), "Done.");
+        w.feedback(0);
+        let rows = w.scan();
+        assert_eq!(rows.len(), 1, "{rows:#?}");
+        assert_eq!(rows[0]["unguarded"], 1, "{rows:#?}");
+    });
+}
+
 /// A file-changing Bash command raises the flag like a Write.
 #[test]
 fn a_file_changing_bash_command_is_a_change() {
