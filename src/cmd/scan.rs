@@ -993,11 +993,11 @@ fn write_table(
             paint(
                 BAD,
                 &format!(
-                    "stopgate let {} through by its own fault, and said so \
-                     (run `stopgate doctor`)",
+                    "stopgate's hook told the user it was not guarding {} \
+                     (it fails open; run `stopgate doctor`)",
                     match tally.unguarded {
-                        1 => "1 Stop".to_string(),
-                        n => format!("{n} Stops"),
+                        1 => "once".to_string(),
+                        n => format!("{n} times"),
                     }
                 )
             )

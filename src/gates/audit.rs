@@ -15,7 +15,8 @@
 //! lead where it finds one); where the model doubts and the grammar finds
 //! a check told outright, the judge cannot tell
 //! ([`AuditStatus::Uncertain`]) and says so rather than guess; elsewhere
-//! there is none. The grammar still reads negated
+//! there is none. On a text shorter than a sentence the model's answer is
+//! noise, and the grammar alone decides. The grammar still reads negated
 //! markers and names the lead it finds. `audit.plain_judge = "grammar"`
 //! leaves the call to the grammar alone.
 

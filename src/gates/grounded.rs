@@ -90,16 +90,47 @@ const GENERIC: &[&str] = &["go", "git", "make"];
 /// Programs that check nothing: a simple command of theirs names no check.
 const NOT_CHECKS: &[&str] = &[
     "cd", "echo", "cat", "ls", "export", "source", "mkdir", "cp", "mv", "rm",
-    "printf", "true", "set",
+    "printf", "true", "set", "touch", "chmod", "head", "tail", "pwd", "which",
+    "sleep", "clear",
 ];
 
+/// `git` subcommands that check nothing: they record, move or show the
+/// work (`git grep` and `git diff --check` do check).
+const GIT_NOT_CHECKS: &[&str] = &[
+    "add", "commit", "status", "log", "show", "stash", "push", "pull",
+    "checkout", "switch", "branch", "fetch", "restore", "reset", "tag",
+    "remote", "config", "init", "clone", "merge", "rebase",
+];
+
+/// The most checks kept of one turn, and of names of one command: a
+/// reading stays linear in the text whatever the turn ran (a heredoc
+/// script of a thousand lines is one command).
+const MAX_CHECKS: usize = 32;
+const MAX_NAMES: usize = 16;
+
 /// The checks of `uses` after the last tool use that changed files, in
-/// order; none when nothing changed.
-pub(crate) fn ran_after_change(uses: &[ToolCall]) -> Vec<RanCheck> {
-    let Some(last) = crate::changes::last_change(uses) else {
-        return vec![];
+/// order, each kind and name once. When `changed` but no use of the turn
+/// changed files (the change was carried to the turn, or only the hook's
+/// flag knows of it), every use of the turn came after it.
+pub(crate) fn ran_after_change(
+    uses: &[ToolCall],
+    changed: bool,
+) -> Vec<RanCheck> {
+    let after = match crate::changes::last_change(uses) {
+        Some(last) => &uses[last + 1..],
+        None if changed => uses,
+        None => return vec![],
     };
-    uses[last + 1..].iter().filter_map(RanCheck::of).collect()
+    let mut checks: Vec<RanCheck> = vec![];
+    for check in after.iter().filter_map(RanCheck::of) {
+        let seen = checks
+            .iter()
+            .any(|c| c.kind == check.kind && c.names == check.names);
+        if !seen && checks.len() < MAX_CHECKS {
+            checks.push(check);
+        }
+    }
+    checks
 }
 
 impl RanCheck {
@@ -112,9 +143,20 @@ impl RanCheck {
             return Some(RanCheck::new(CheckKind::Search, ""));
         }
         let command = call.command().filter(|_| call.runs_command())?;
+        // A command whose every part checks nothing (`git status`,
+        // `git add -A && git commit`, `ls tests/`) is no check.
         let names = command_names(command);
+        if names.is_empty() {
+            return None;
+        }
         let kind = kind_of(command, &names);
         Some(RanCheck { kind, command: command.to_string(), names })
+    }
+
+    /// Whether the check is of a kind its own words name: a test run, a
+    /// build, a linter, a search or a request; not a mere run or read.
+    pub(crate) fn is_named_kind(&self) -> bool {
+        !matches!(self.kind, CheckKind::Run | CheckKind::Read)
     }
 
     fn new(kind: CheckKind, command: &str) -> RanCheck {
@@ -146,6 +188,10 @@ fn command_names(command: &str) -> Vec<String> {
             continue;
         }
         let sub = words.find(|w| !w.starts_with('-'));
+        if program == "git" && sub.is_none_or(|s| GIT_NOT_CHECKS.contains(&s))
+        {
+            continue;
+        }
         let sub = sub.filter(|s| !s.contains('/') && s.len() >= 3);
         let program = program.to_ascii_lowercase();
         if let Some(sub) = sub {
@@ -157,6 +203,10 @@ fn command_names(command: &str) -> Vec<String> {
         }
         if program.len() >= 3 && !GENERIC.contains(&program.as_str()) {
             names.push(program);
+        }
+        if names.len() >= MAX_NAMES {
+            names.truncate(MAX_NAMES);
+            break;
         }
     }
     names
@@ -217,7 +267,16 @@ const BUILDS: &[&str] =
 fn kind_of(command: &str, names: &[String]) -> CheckKind {
     let has = |w: &str| names.iter().any(|n| n.split(' ').any(|p| p == w));
     let lower = command.to_ascii_lowercase();
-    if TESTS.iter().any(|w| has(w)) || lower.contains("test") {
+    // By the program, its subcommand and its options only: `git commit -m
+    // 'add tests'` runs no test; `connectedDebugAndroidTest` and `Unity
+    // -runTests` do.
+    let test_option = lower
+        .split_whitespace()
+        .any(|w| w.starts_with('-') && w.contains("test"));
+    if TESTS.iter().any(|w| has(w))
+        || names.iter().any(|n| n.contains("test"))
+        || test_option
+    {
         CheckKind::Test
     } else if LINTS.iter().any(|w| has(w)) || lower.contains("--noemit") {
         CheckKind::Lint
@@ -315,12 +374,19 @@ impl Grounding {
     /// The first sentence of `text` that claims a check passed, whether or
     /// not one ran: it names a check by its kind or its program, and holds
     /// a verdict ("the suite passes", "`shellcheck` 경고 없이 통과").
+    ///
+    /// The check comes first and the verdict after it, as the subject and
+    /// its verdict do in English, Japanese and Korean alike: "the helper
+    /// now passes the fixture, so the test …" claims no run.
     pub(crate) fn claim(&self, text: &str) -> Option<String> {
         clauses(text).into_iter().find_map(|s| {
-            (fires(self.any_check.get(), s)
-                && fires(self.verdicts.get(), s)
-                && !fires(self.hedges.get(), s))
-            .then(|| s.to_string())
+            let check = first_word(self.any_check.get(), s)?;
+            let verdict =
+                self.verdicts.get().find_overlapping(s).into_iter().any(|m| {
+                    m.start() >= check
+                        && is_word_at(s, m.start(), m.end() - m.start())
+                });
+            (verdict && !fires(self.hedges.get(), s)).then(|| s.to_string())
         })
     }
 
@@ -356,16 +422,20 @@ impl Grounding {
         }
         let sentences = clauses(text);
         for (i, s) in sentences.iter().enumerate() {
-            let Some(check) = checks.iter().find(|c| self.names(s, c)) else {
+            let lower = s.to_ascii_lowercase();
+            let Some(check) = checks.iter().find(|c| self.names(s, &lower, c))
+            else {
                 continue;
             };
             if fires(self.hedges.get(), s) {
                 continue;
             }
+            // The outcome in the next clause counts when that clause does
+            // not plan or hedge it ("Ran `pytest`. It should pass once …").
             let told = self.outcome(s, true)
-                || sentences
-                    .get(i + 1)
-                    .is_some_and(|n| self.outcome(n, false));
+                || sentences.get(i + 1).is_some_and(|n| {
+                    self.outcome(n, false) && !fires(self.hedges.get(), n)
+                });
             if told {
                 return Some(Report {
                     check: check.clone(),
@@ -377,12 +447,11 @@ impl Grounding {
     }
 
     /// Whether sentence `s` names `check`, by its own names or its kind.
-    fn names(&self, s: &str, check: &RanCheck) -> bool {
-        let lower = s.to_ascii_lowercase();
+    fn names(&self, s: &str, lower: &str, check: &RanCheck) -> bool {
         let own = check.names.iter().any(|n| {
             lower
                 .match_indices(n.as_str())
-                .any(|(at, _)| is_word_at(&lower, at, n.len()))
+                .any(|(at, _)| is_word_at(lower, at, n.len()))
         });
         own || self
             .kinds
@@ -408,6 +477,15 @@ fn clauses(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Where the first keyword of `set` that is a word of its own ends in `s`.
+fn first_word(set: &KeywordSet, s: &str) -> Option<usize> {
+    set.find_overlapping(s)
+        .into_iter()
+        .filter(|m| is_word_at(s, m.start(), m.end() - m.start()))
+        .map(|m| m.end())
+        .min()
+}
+
 /// Whether a keyword of `set` occurs in `s` as a word of its own (an
 /// ASCII keyword not glued to letters or digits: "ok" is not in "token").
 fn fires(set: &KeywordSet, s: &str) -> bool {
@@ -416,27 +494,32 @@ fn fires(set: &KeywordSet, s: &str) -> bool {
         .any(|m| is_word_at(s, m.start(), m.end() - m.start()))
 }
 
-/// Whether `s` holds a number of its own: digits not glued to a letter
-/// (`12`, `0 errors`, `403`, `(9)`; not `python3` or `v2`).
+/// Whether `s` holds a number of its own, outside code spans: digits not
+/// glued to a letter and not part of a version, an option or an address
+/// (`12`, `0 errors`, `403`, `(9)`; not `python3`, `v2`, `3.11`,
+/// `-count=1`, `:8000`, nor anything in backticks).
 fn has_number(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_digit() {
-            i += 1;
-            continue;
+    s.split('`').step_by(2).any(|outside| {
+        let b = outside.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if !b[i].is_ascii_digit() {
+                i += 1;
+                continue;
+            }
+            let before = i.checked_sub(1).map(|j| b[j]);
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b',') {
+                i += 1;
+            }
+            let glued = before.is_some_and(|c| {
+                c.is_ascii_alphabetic() || b".=:/-_".contains(&c)
+            });
+            if !glued {
+                return true;
+            }
         }
-        let start = i;
-        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b',') {
-            i += 1;
-        }
-        let glued =
-            |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_alphabetic());
-        if !glued(start.checked_sub(1).and_then(|j| b.get(j))) {
-            return true;
-        }
-    }
-    false
+        false
+    })
 }
 
 #[cfg(test)]
@@ -512,8 +595,48 @@ mod tests {
         ));
         assert!(!said("`pytest` passes (12).", &mypy));
         assert!(!said("`mypy app` reports 0 errors.", &[]));
-        // A version number is no outcome.
+        // A version number is no outcome, nor a number in the command.
         assert!(!said("Ran mypy on python3.", &mypy));
+        let go = [ran("go test -count=1 ./...")];
+        assert!(!said("Ran `go test -count=1 ./...`.", &go));
+        // An outcome the next clause only expects.
+        let py = [ran("pytest")];
+        assert!(!said(
+            "Ran `pytest`. It should pass once the fixture lands.",
+            &py
+        ));
+    }
+
+    #[test]
+    fn commands_that_check_nothing_are_no_checks() {
+        let uses = |cmds: &[&str]| -> Vec<ToolCall> {
+            let edit = serde_json::json!({"file_path": "a.py"});
+            std::iter::once(ToolCall::new(Some("e"), "Edit", &edit, 0, 0))
+                .chain(cmds.iter().enumerate().map(|(i, c)| {
+                    let input = serde_json::json!({ "command": c });
+                    ToolCall::new(
+                        Some(&format!("b{i}")),
+                        "Bash",
+                        &input,
+                        0,
+                        i + 1,
+                    )
+                }))
+                .collect()
+        };
+        let checks = |cmds: &[&str]| ran_after_change(&uses(cmds), true);
+        assert!(
+            checks(&["git add -A && git commit -m 'add tests'"]).is_empty()
+        );
+        assert!(checks(&["ls tests/", "git status"]).is_empty());
+        assert_eq!(checks(&["git grep -n foo"]).len(), 1);
+        assert_eq!(checks(&["pytest -q", "pytest -q"]).len(), 1);
+        // A change carried to the turn, or known to the flag only: every
+        // use of the turn came after it.
+        let bash = serde_json::json!({"command": "pytest -q"});
+        let only_a_run = [ToolCall::new(Some("b"), "Bash", &bash, 0, 0)];
+        assert_eq!(ran_after_change(&only_a_run, true).len(), 1);
+        assert!(ran_after_change(&only_a_run, false).is_empty());
     }
 
     #[test]
@@ -524,6 +647,12 @@ mod tests {
         assert!(g.claim("ビルドは green です。").is_some());
         assert!(g.claim("Tests should pass once CI runs.").is_none());
         assert!(g.claim("Added a test for the empty input.").is_none());
+        // The verdict must follow the check it is on.
+        assert!(g
+            .claim(
+                "The helper now passes the fixture, so the test can't leak."
+            )
+            .is_none());
     }
 
     #[test]

@@ -151,9 +151,12 @@ pub fn plain_is_stock(
 
 /// Whether `text` claims verification that nothing in the turn backs.
 /// Returns the claims that fired.
+///
+/// With `grounding`, a sentence that names a check and then a verdict on
+/// it is a claim too ("`pytest tests/x.py` passes, 19 tests").
 pub fn unverified_claim(
     claims: &PatternSet,
-    grounding: &Grounding,
+    grounding: Option<&Grounding>,
     facts: &Facts<'_>,
 ) -> Option<Vec<String>> {
     // A task notification carries the result it reports: evidence.
@@ -161,8 +164,8 @@ pub fn unverified_claim(
         return None;
     }
     let mut fired = claims.fired(facts.final_text);
-    if fired.is_empty() {
-        fired.extend(grounding.claim(facts.final_text));
+    if let Some(g) = grounding.filter(|_| fired.is_empty()) {
+        fired.extend(g.claim(facts.final_text));
     }
     if fired.is_empty() {
         return None;

@@ -639,8 +639,8 @@ impl Gates {
     /// ([`Gates::audit_status`]), or, when the text holds no audit or one
     /// the judge doubts, a [grounded](AuditStatus::Grounded) one if the
     /// turn changed files, then ran a check, and the text tells what came
-    /// of it. A doubted audit of a turn that ran a check after its last
-    /// change is no longer in doubt.
+    /// of it. A doubted audit of a turn that ran a test, a build, a linter,
+    /// a search or a request after its last change is no longer in doubt.
     ///
     /// # Example
     ///
@@ -670,15 +670,19 @@ impl Gates {
         if settled || !facts.changed {
             return status;
         }
-        let checks = grounded::ran_after_change(facts.tool_uses);
+        let checks =
+            grounded::ran_after_change(facts.tool_uses, facts.changed);
         match (self.grounding.report(facts.final_text, &checks), status) {
             (Some(r), _) => AuditStatus::Grounded {
                 command: r.check.command().to_string(),
                 sentence: r.sentence,
             },
             // A check told outright that the model doubts is one when the
-            // turn ran a check after its last change: the run settles it.
-            (None, AuditStatus::Uncertain(plain)) if !checks.is_empty() => {
+            // turn ran a check of a named kind (tests, a build, a linter, a
+            // search, a request) after its last change: the run settles it.
+            (None, AuditStatus::Uncertain(plain))
+                if checks.iter().any(grounded::RanCheck::is_named_kind) =>
+            {
                 AuditStatus::Plain(plain)
             }
             (None, status) => status,
@@ -688,7 +692,8 @@ impl Gates {
     /// The sentence of the final text that reports a check the turn ran
     /// after its last change, with that check.
     fn grounded_report(&self, facts: &Facts<'_>) -> Option<grounded::Report> {
-        let checks = grounded::ran_after_change(facts.tool_uses);
+        let checks =
+            grounded::ran_after_change(facts.tool_uses, facts.changed);
         self.grounding.report(facts.final_text, &checks)
     }
 
@@ -706,9 +711,11 @@ impl Gates {
         &self,
         facts: &Facts<'_>,
     ) -> Option<(Rule, Vec<String>)> {
-        if let Some(claims) =
-            hollow::unverified_claim(&self.claims, &self.grounding, facts)
-        {
+        if let Some(claims) = hollow::unverified_claim(
+            &self.claims,
+            Some(&self.grounding),
+            facts,
+        ) {
             return Some((Rule::ClaimWithoutEvidence, claims));
         }
         self.grounding
@@ -769,7 +776,7 @@ impl Gates {
         if let Some(matched) = stock {
             return Some((Rule::StockPhrase, matched));
         }
-        hollow::unverified_claim(&self.claims, &self.grounding, facts)
+        hollow::unverified_claim(&self.claims, Some(&self.grounding), facts)
             .map(|claims| (Rule::ClaimWithoutEvidence, claims))
     }
 

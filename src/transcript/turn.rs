@@ -336,10 +336,13 @@ impl Turn {
         &self.hooks_ran
     }
 
-    /// How many times, in this turn, stopgate's hook failed open and told
-    /// the user so ("stopgate is not guarding …", the hook's
+    /// How many times, in this turn, stopgate's hook told the user it was
+    /// not guarding ("stopgate is not guarding …", the hook's
     /// `systemMessage`, which Claude Code keeps as a `hook_system_message`
-    /// attachment): Stops let through by the hook's own fault.
+    /// attachment): a Stop let through by the hook's own fault. The hook
+    /// says it once per session for most faults, so later Stops let
+    /// through go uncounted; "not guarding as configured" (the defaults
+    /// guard instead) is not counted.
     pub fn unguarded(&self) -> usize {
         self.unguarded
     }
@@ -1142,9 +1145,13 @@ impl TurnBuilder {
                         blocks.other_traces += 1;
                         blocks.name(a.blocking_command().unwrap_or(""));
                     }
+                    // Not "… not guarding as configured": the defaults guard.
                     if a.kind() == Some("hook_system_message")
-                        && a.content()
-                            .is_some_and(|c| c.starts_with(UNGUARDED_PREFIX))
+                        && a.content().is_some_and(|c| {
+                            c.starts_with(UNGUARDED_PREFIX)
+                                && !c[UNGUARDED_PREFIX.len()..]
+                                    .starts_with(" as configured")
+                        })
                     {
                         self.open.unguarded += 1;
                     }
