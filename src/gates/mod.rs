@@ -464,6 +464,25 @@ impl Gates {
                 challenge: set(|t| &t.challenge, &p.challenge)?,
                 capitulation: set(|t| &t.capitulation, &p.capitulation)?,
                 verification: set(|t| &t.verification, &p.verification)?,
+                admission: set(|t| &t.admission, &[])?,
+                agreement: LazyKeywords::overlapping(
+                    tables
+                        .iter()
+                        .flat_map(|t| {
+                            t.agreement.iter().map(|&w| Cow::Borrowed(w))
+                        })
+                        .collect(),
+                    dfa,
+                )?,
+                contest: LazyKeywords::overlapping(
+                    tables
+                        .iter()
+                        .flat_map(|t| {
+                            t.contest.iter().map(|&w| Cow::Borrowed(w))
+                        })
+                        .collect(),
+                    dfa,
+                )?,
             },
             claims: set(|t| &t.claims, &p.claims)?,
             stock: LazyKeywords::new(stock, dfa)?,

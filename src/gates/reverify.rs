@@ -9,7 +9,8 @@
 //! The third seed's shell code blocks when the verification words *are*
 //! present, which contradicts its own text; stopgate follows the text.
 
-use super::patterns::PatternSet;
+use super::patterns::{LazyKeywords, PatternSet};
+use super::sentence::is_word_at;
 use super::Facts;
 
 /// The patterns the reverify gate uses.
@@ -21,6 +22,12 @@ pub struct ReverifyPatterns {
     pub capitulation: PatternSet,
     /// Verification words, matched in the final text.
     pub verification: PatternSet,
+    /// Admissions of an error, matched in the final text.
+    pub admission: PatternSet,
+    /// Words that open an agreeing reply.
+    pub agreement: LazyKeywords,
+    /// Words that contest.
+    pub contest: LazyKeywords,
 }
 
 /// Whether the reverify gate fires; the challenge and capitulation
@@ -30,13 +37,38 @@ pub fn check(p: &ReverifyPatterns, facts: &Facts<'_>) -> Option<Vec<String>> {
     if !facts.tool_uses.is_empty() {
         return None;
     }
+    let text = facts.final_text;
     let challenge = p.challenge.fired(prompt);
-    if challenge.is_empty() {
+    let admission = p.admission.fired(text);
+    if challenge.is_empty() && admission.is_empty() {
         return None;
     }
-    let capitulation = p.capitulation.fired(facts.final_text);
-    if capitulation.is_empty() || p.verification.is_match(facts.final_text) {
+    let mut conceded = p.capitulation.fired(text);
+    conceded.extend(admission);
+    if conceded.is_empty() && !challenge.is_empty() {
+        conceded.extend(p.agreeing_opener(text));
+    }
+    if conceded.is_empty() || p.verification.is_match(text) {
         return None;
     }
-    Some(challenge.into_iter().chain(capitulation).collect())
+    Some(challenge.into_iter().chain(conceded).collect())
+}
+
+impl ReverifyPatterns {
+    /// The agreement word that opens `text`, when the text contests
+    /// nothing: "yep, readlines() does that", "了解、見積もりが甘かった".
+    fn agreeing_opener(&self, text: &str) -> Option<String> {
+        let text = text.trim_start();
+        let lower = text.to_lowercase();
+        let opener = self
+            .agreement
+            .get()
+            .find_overlapping(&lower)
+            .into_iter()
+            .find(|m| m.start() == 0 && is_word_at(&lower, 0, m.end()))?;
+        let contested =
+            !self.contest.get().find_overlapping(&lower).is_empty();
+        (!contested)
+            .then(|| format!("opens agreeing: {}", &lower[..opener.end()]))
+    }
 }

@@ -62,7 +62,7 @@ pub const TABLE: LangTable = LangTable {
                 ],
                 48,
             ),
-            Near(&["까요,", "까요 아니면", "까요? 아니면"], &["까요"], 40),
+            Near(&["까요,", "까요 아니면", "까요? 아니면"], &["까요"], 120),
             Near(
                 &["시느냐에", "시는지에", "하느냐에", "는지에", "느냐에"],
                 &["달려", "따라 다", "따라 달라"],
@@ -241,6 +241,29 @@ pub const TABLE: LangTable = LangTable {
     },
     // Claiming a verification: a subject (테스트, 빌드, CI, 전부) with a
     // verdict (통과, 성공), or "동작 확인".
+    admission: Intent {
+        pats: &[
+            Lit("제 실수"),
+            Lit("제가 틀렸"),
+            Lit("제가 잘못"),
+            Lit("제 판단이 잘못"),
+            Lit("제 설명은 잘못"),
+            Lit("잘못 말씀드렸"),
+            Lit("틀린 설명이었"),
+        ],
+        cancel: Cancel::NONE,
+    },
+    agreement: &[
+        "네",
+        "예",
+        "맞는 지적",
+        "맞습니다",
+        "맞아요",
+        "그렇네요",
+        "죄송",
+        "짚어 주셔서",
+    ],
+    contest: &["하지만", "지만", "그렇지 않", "아닙니다", "사실은", "다만"],
     claims: Intent {
         pats: &[
             Near(

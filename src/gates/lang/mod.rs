@@ -57,6 +57,17 @@ pub struct LangTable {
     pub capitulation: Intent,
     /// Challenge reverify: the final text cites evidence.
     pub verification: Intent,
+    /// Challenge reverify: the final text admits an error of its own ("my
+    /// mistake", "こっちのミス", "제 실수"). There is nothing to admit unless
+    /// the prompt disputed the agent, so an admission concedes a challenge
+    /// whatever words the prompt used.
+    pub admission: Intent,
+    /// Challenge reverify: words that open a reply agreeing ("yep",
+    /// "ああ", "네"). After a challenge, a reply that opens with one and
+    /// contests nothing ([`LangTable::contest`]) concedes.
+    pub agreement: &'static [&'static str],
+    /// Challenge reverify: words that contest ("however", "ですが", "하지만").
+    pub contest: &'static [&'static str],
     /// Hollow audit: the final text claims it verified the change.
     pub claims: Intent,
     /// Hollow audit: stock words that carry no specifics.
