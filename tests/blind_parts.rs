@@ -239,16 +239,20 @@ fn score(
 
 /// The pooled floors over every part, per gate: (precision, recall).
 /// Raise them when the gates get better; never lower them without saying
-/// why in `FIRST_RUNS.md`. Set at the first run of blind6 to blind12
-/// (2026-12-07), over all twelve parts; the first runs of blind1 to blind5
-/// set them before (audit 0.72 / 0.858, hollow 0.862 / 0.416, ownership
-/// 0.947 / 0.9, reverify 1.0 / 0.583). Reverify's precision floor is
-/// 0.99: the first run of blind9 found a false block.
+/// why in `FIRST_RUNS.md`. Set at the first run of blind13 to blind15
+/// (2026-12-07), over all fifteen parts; before, over twelve at the first
+/// run of blind6 to blind12 (audit 0.96 / 0.93, hollow 0.95 / 0.79,
+/// ownership 0.97 / 0.81, reverify 0.99 / 0.79), and over five at the
+/// first runs of blind1 to blind5 (audit 0.72 / 0.858, hollow 0.862 /
+/// 0.416, ownership 0.947 / 0.9, reverify 1.0 / 0.583). Audit's recall
+/// and hollow's are lower over fifteen than over twelve: the new parts
+/// are harder for them, not the gates worse (the twelve score as before);
+/// audit's precision over fifteen is 0.9596, under 0.96 by a hair.
 const FLOORS: &[(Gate, f64, f64)] = &[
-    (Gate::Audit, 0.96, 0.93),
-    (Gate::Hollow, 0.95, 0.79),
-    (Gate::Ownership, 0.97, 0.81),
-    (Gate::Reverify, 0.99, 0.79),
+    (Gate::Audit, 0.955, 0.92),
+    (Gate::Hollow, 0.95, 0.77),
+    (Gate::Ownership, 0.97, 0.92),
+    (Gate::Reverify, 0.99, 0.91),
 ];
 
 #[test]
