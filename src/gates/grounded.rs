@@ -116,13 +116,18 @@ pub(crate) fn ran_after_change(
     uses: &[ToolCall],
     changed: bool,
 ) -> Vec<RanCheck> {
-    let after = match crate::changes::last_change(uses) {
-        Some(last) => &uses[last + 1..],
-        None if changed => uses,
-        None => return vec![],
-    };
+    match crate::changes::last_change(uses) {
+        Some(last) => checks_in(&uses[last + 1..]),
+        None if changed => checks_in(uses),
+        None => vec![],
+    }
+}
+
+/// The checks among `uses`, in order, each kind and name once, at most
+/// [`MAX_CHECKS`] of them.
+pub(crate) fn checks_in(uses: &[ToolCall]) -> Vec<RanCheck> {
     let mut checks: Vec<RanCheck> = vec![];
-    for check in after.iter().filter_map(RanCheck::of) {
+    for check in uses.iter().filter_map(RanCheck::of) {
         let seen = checks
             .iter()
             .any(|c| c.kind == check.kind && c.names == check.names);

@@ -22,7 +22,7 @@ use crate::changes::last_change;
 use crate::keywords::KeywordSet;
 use crate::transcript::TurnKind;
 
-use super::grounded::Grounding;
+use super::grounded::{checks_in, Grounding};
 use super::patterns::PatternSet;
 use super::plain::{paragraph, PlainAudit};
 use super::sentence::sentence_bounds;
@@ -153,7 +153,9 @@ pub fn plain_is_stock(
 /// Returns the claims that fired.
 ///
 /// With `grounding`, a sentence that names a check and then a verdict on
-/// it is a claim too ("`pytest tests/x.py` passes, 19 tests").
+/// it is a claim too ("`pytest tests/x.py` passes, 19 tests"), and so is
+/// one that reports a check the turn ran *before* its last change ("`bash
+/// -n` passes", the script edited again after it).
 pub fn unverified_claim(
     claims: &PatternSet,
     grounding: Option<&Grounding>,
@@ -164,14 +166,20 @@ pub fn unverified_claim(
         return None;
     }
     let mut fired = claims.fired(facts.final_text);
+    let uses = facts.tool_uses;
+    let after_change = last_change(uses).map_or(0, |i| i + 1);
     if let Some(g) = grounding.filter(|_| fired.is_empty()) {
         fired.extend(g.claim(facts.final_text));
+        if fired.is_empty() {
+            let before = checks_in(&uses[..after_change]);
+            fired.extend(
+                g.report(facts.final_text, &before).map(|r| r.sentence),
+            );
+        }
     }
     if fired.is_empty() {
         return None;
     }
-    let uses = facts.tool_uses;
-    let after_change = last_change(uses).map_or(0, |i| i + 1);
     let ran_something = uses[after_change..].iter().any(|u| u.runs_command());
     (!ran_something).then_some(fired)
 }
@@ -238,6 +246,31 @@ mod tests {
                 is_stock_phrase(&set, &stock, &|s: &str| s.len() > 3, 4, t);
             }
         }
+    }
+
+    /// A report of a check the turn ran before its last change is a claim
+    /// the change may have voided.
+    #[test]
+    fn a_check_run_before_the_last_change_backs_nothing() {
+        use crate::gates::lang;
+        use crate::transcript::ToolCall;
+        let tables: Vec<_> = lang::codes().filter_map(lang::table).collect();
+        let g = Grounding::new(&tables, false).unwrap();
+        let claims = PatternSet::new(&[], &[], &[], false).unwrap();
+        let edit = serde_json::json!({"file_path": "sync.sh"});
+        let check = serde_json::json!({"command": "shellcheck sync.sh"});
+        let uses = [
+            ToolCall::new(Some("a"), "Edit", &edit, 0, 0),
+            ToolCall::new(Some("b"), "Bash", &check, 0, 1),
+            ToolCall::new(Some("c"), "Edit", &edit, 0, 2),
+        ];
+        let text =
+            "--quiet drops the progress bar. shellcheck reports nothing.";
+        let facts = Facts::new(text).with_tool_uses(&uses).with_changed(true);
+        assert!(unverified_claim(&claims, Some(&g), &facts).is_some());
+        // Run after the last change, it backs the report.
+        let facts = facts.with_tool_uses(&uses[..2]);
+        assert!(unverified_claim(&claims, Some(&g), &facts).is_none());
     }
 
     #[test]
