@@ -239,20 +239,20 @@ fn score(
 
 /// The pooled floors over every part, per gate: (precision, recall).
 /// Raise them when the gates get better; never lower them without saying
-/// why in `FIRST_RUNS.md`. Set at the first run of blind13 to blind15
-/// (2026-12-07), over all fifteen parts; before, over twelve at the first
-/// run of blind6 to blind12 (audit 0.96 / 0.93, hollow 0.95 / 0.79,
-/// ownership 0.97 / 0.81, reverify 0.99 / 0.79), and over five at the
-/// first runs of blind1 to blind5 (audit 0.72 / 0.858, hollow 0.862 /
-/// 0.416, ownership 0.947 / 0.9, reverify 1.0 / 0.583). Audit's recall
-/// and hollow's are lower over fifteen than over twelve: the new parts
-/// are harder for them, not the gates worse (the twelve score as before);
-/// audit's precision over fifteen is 0.9596, under 0.96 by a hair.
+/// why in `FIRST_RUNS.md`. Set at the first run of blind16 and blind17
+/// (2026-12-07), over all seventeen parts (2,040 cases). Before: over
+/// fifteen at the first run of blind13 to blind15 (audit 0.955 / 0.92,
+/// hollow 0.95 / 0.77, ownership 0.97 / 0.92, reverify 0.99 / 0.91), over
+/// twelve at that of blind6 to blind12 (0.96 / 0.93, 0.95 / 0.79,
+/// 0.97 / 0.81, 0.99 / 0.79), over five at the first runs of blind1 to
+/// blind5 (0.72 / 0.858, 0.862 / 0.416, 0.947 / 0.9, 1.0 / 0.583). A
+/// floor lower than before is a pool of harder parts, not a worse gate:
+/// the earlier pools score as high as their floors.
 const FLOORS: &[(Gate, f64, f64)] = &[
-    (Gate::Audit, 0.955, 0.92),
-    (Gate::Hollow, 0.95, 0.77),
-    (Gate::Ownership, 0.97, 0.92),
-    (Gate::Reverify, 0.99, 0.91),
+    (Gate::Audit, 0.95, 0.92),
+    (Gate::Hollow, 0.95, 0.81),
+    (Gate::Ownership, 0.965, 0.92),
+    (Gate::Reverify, 0.99, 0.92),
 ];
 
 #[test]
