@@ -147,7 +147,8 @@ fn summary_section(h: &mut String, c: &Counts) {
 /// The header cells the per-project and per-period tables share.
 const COUNT_HEADS: &str = "<th class=\"n\">change turns</th><th class=\"n\">audited</th>\
      <th class=\"n\">by marker</th><th class=\"n\">in plain language</th>\
-     <th class=\"n\">by a check it ran</th>\
+     <th class=\"n\">by a check it ran</th><th class=\"n\">by escape hatch</th>\
+     <th class=\"n\">uncertain</th>\
      <th class=\"n\">unaudited</th><th class=\"n\">hollow</th><th class=\"n\">deferral</th>\
      <th class=\"n\">capitulation</th><th class=\"n\">unverified claim</th>";
 
@@ -159,6 +160,8 @@ fn count_cells(c: &Counts) -> String {
         c.marker.to_string(),
         c.plain.to_string(),
         c.grounded.to_string(),
+        c.escape.to_string(),
+        c.uncertain.to_string(),
         c.unaudited.to_string(),
         c.hollow.to_string(),
         c.of(Finding::Deferral).to_string(),

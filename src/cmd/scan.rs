@@ -1060,9 +1060,10 @@ fn write_breakdowns(
         "{}",
         paint(
             DIM,
-            "(marker, plain, ran: audited by a marker, in plain language, by a\n \
-             check the turn ran; unaud: no audit; defer: deferral;\n \
-             capit: capitulation; unver: unverified claim)"
+            "(marker, plain, ran, esc: audited by a marker, in plain language, by\n \
+             a check the turn ran, by the escape hatch; unc: the judge could not\n \
+             tell; unaud: no audit; defer: deferral; capit: capitulation;\n \
+             unver: unverified claim)"
         )
     )?;
 
@@ -1123,8 +1124,8 @@ fn share_cell(share: Option<f64>, width: usize) -> String {
 /// The header of a per-project or per-period table.
 fn breakdown_header(name: &str, width: usize, tail: &str) -> String {
     format!(
-        "{name:<width$} {:>7} {:>6} {:>5} {:>4} {:>5} {:>6} {:>5} {:>5} {:>5} {:>6}{tail}",
-        "changes", "marker", "plain", "ran", "unaud", "hollow", "defer", "capit", "unver", "audit%"
+        "{name:<width$} {:>7} {:>6} {:>5} {:>4} {:>4} {:>4} {:>5} {:>6} {:>5} {:>5} {:>5} {:>6}{tail}",
+        "changes", "marker", "plain", "ran", "esc", "unc", "unaud", "hollow", "defer", "capit", "unver", "audit%"
     )
 }
 
@@ -1135,11 +1136,13 @@ fn breakdown_row(name: &str, width: usize, c: &Counts, tail: &str) -> String {
         &format!("{:>5}", c.unaudited),
     );
     format!(
-        "{name:<width$} {:>7} {:>6} {:>5} {:>4} {unaud} {:>6} {:>5} {:>5} {:>5} {}{tail}",
+        "{name:<width$} {:>7} {:>6} {:>5} {:>4} {:>4} {:>4} {unaud} {:>6} {:>5} {:>5} {:>5} {}{tail}",
         c.change_turns,
         c.marker,
         c.plain,
         c.grounded,
+        c.escape,
+        c.uncertain,
         c.hollow,
         c.of(Finding::Deferral),
         c.of(Finding::Capitulation),
