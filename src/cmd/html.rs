@@ -114,19 +114,12 @@ pub fn write(
 fn summary_section(h: &mut String, c: &Counts) {
     let _ = write!(
         h,
-        "<h2>Summary</h2>\n<p>{} change turns: audited by marker {}, in plain \
-         language {}, by a check it ran {}, by escape hatch {}, uncertain {}, \
-         hollow {}, \
+        "<h2>Summary</h2>\n<p>{} change turns: {}, \
          <span class=\"bad\">unaudited {}</span>.</p>\n<table><thead><tr>\
          <th>finding</th><th class=\"n\">turns</th>\
          <th class=\"n\">rate</th><th>over</th></tr></thead><tbody>\n",
         c.change_turns,
-        c.marker,
-        c.plain,
-        c.grounded,
-        c.escape,
-        c.uncertain,
-        c.hollow,
+        c.audit_breakdown(),
         c.unaudited
     );
     for f in Finding::ALL {

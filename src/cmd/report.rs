@@ -87,6 +87,25 @@ impl Counts {
         }
     }
 
+    /// How the change turns were audited and how they were not, in report
+    /// order: "audited by marker 5, in plain language 0, …, uncertain 0,
+    /// hollow 2", the text and HTML summaries' words. The unaudited, which
+    /// each summary styles, come after.
+    pub fn audit_breakdown(&self) -> String {
+        [
+            ("audited by marker", self.marker),
+            ("in plain language", self.plain),
+            ("by a check it ran", self.grounded),
+            ("by escape hatch", self.escape),
+            ("uncertain", self.uncertain),
+            ("hollow", self.hollow),
+        ]
+        .iter()
+        .map(|(label, n)| format!("{label} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+    }
+
     /// Change turns with an audit that is not hollow.
     pub fn audited(&self) -> usize {
         self.marker + self.plain + self.grounded + self.escape

@@ -937,13 +937,8 @@ fn write_table(
     // words is not told it never audits.
     writeln!(
         out,
-        "change turns: {change_turns}; audited by marker {}, in plain language {}, by a check it ran {}, by escape hatch {}, uncertain {}, hollow {}, unaudited {}",
-        summary.all.marker,
-        summary.all.plain,
-        summary.all.grounded,
-        summary.all.escape,
-        summary.all.uncertain,
-        summary.all.hollow,
+        "change turns: {change_turns}; {}, unaudited {}",
+        summary.all.audit_breakdown(),
         {
             let n = summary.all.unaudited;
             paint(if n > 0 { BAD } else { GOOD }, &n.to_string())

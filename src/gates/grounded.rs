@@ -24,7 +24,7 @@ use crate::error::Error;
 use std::borrow::Cow;
 
 use super::patterns::LazyKeywords;
-use crate::keywords::KeywordSet;
+use crate::keywords::{KeywordMatch, KeywordSet};
 use crate::transcript::ToolCall;
 
 /// What kind of check a tool use is: which words name it.
@@ -368,7 +368,14 @@ impl Grounding {
             .collect();
         Ok(Grounding {
             kinds,
-            outcomes: words(|g| g.outcomes)?,
+            // A verdict ("passes", "통과") tells an outcome too.
+            outcomes: set(tables
+                .iter()
+                .flat_map(|t| {
+                    t.grounded.outcomes.iter().chain(t.grounded.verdicts)
+                })
+                .copied()
+                .collect())?,
             verdicts: words(|g| g.verdicts)?,
             hedges: words(|g| g.hedges)?,
             leads: words(|g| g.check_leads)?,
@@ -385,12 +392,10 @@ impl Grounding {
     /// now passes the fixture, so the test …" claims no run.
     pub(crate) fn claim(&self, text: &str) -> Option<String> {
         clauses(text).into_iter().find_map(|s| {
-            let check = first_word(self.any_check.get(), s)?;
+            let check =
+                words_in(self.any_check.get(), s).map(|m| m.end()).min()?;
             let verdict =
-                self.verdicts.get().find_overlapping(s).into_iter().any(|m| {
-                    m.start() >= check
-                        && is_word_at(s, m.start(), m.end() - m.start())
-                });
+                words_in(self.verdicts.get(), s).any(|m| m.start() >= check);
             (verdict && !fires(self.hedges.get(), s)).then(|| s.to_string())
         })
     }
@@ -407,11 +412,7 @@ impl Grounding {
             if !fires(self.leads.get(), s) {
                 return None;
             }
-            stock
-                .find_overlapping(s)
-                .into_iter()
-                .find(|m| is_word_at(s, m.start(), m.end() - m.start()))
-                .map(|m| stock.keyword(m).to_string())
+            words_in(stock, s).next().map(|m| stock.keyword(m).to_string())
         })
     }
 
@@ -482,21 +483,21 @@ fn clauses(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Where the first keyword of `set` that is a word of its own ends in `s`.
-fn first_word(set: &KeywordSet, s: &str) -> Option<usize> {
+/// The occurrences of `set`'s keywords in `s` that are words of their own
+/// (an ASCII keyword not glued to letters or digits: "ok" is not in
+/// "token"), in order of start.
+fn words_in<'s>(
+    set: &KeywordSet,
+    s: &'s str,
+) -> impl Iterator<Item = KeywordMatch> + 's {
     set.find_overlapping(s)
         .into_iter()
-        .filter(|m| is_word_at(s, m.start(), m.end() - m.start()))
-        .map(|m| m.end())
-        .min()
+        .filter(move |m| is_word_at(s, m.start(), m.end() - m.start()))
 }
 
-/// Whether a keyword of `set` occurs in `s` as a word of its own (an
-/// ASCII keyword not glued to letters or digits: "ok" is not in "token").
+/// Whether a keyword of `set` occurs in `s` as a word of its own.
 fn fires(set: &KeywordSet, s: &str) -> bool {
-    set.find_overlapping(s)
-        .iter()
-        .any(|m| is_word_at(s, m.start(), m.end() - m.start()))
+    words_in(set, s).next().is_some()
 }
 
 /// Whether `s` holds a number of its own, outside code spans: digits not

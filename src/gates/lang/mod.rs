@@ -97,7 +97,8 @@ pub struct GroundedTable {
     pub read: &'static [&'static str],
     /// Words that name running something ("ran", "実行").
     pub run: &'static [&'static str],
-    /// Words that tell what came of a check ("passes", "通過", "통과").
+    /// Words that tell what came of a check ("returns", "出なく", "나왔"),
+    /// besides the [`verdicts`](GroundedTable::verdicts), which do too.
     pub outcomes: &'static [&'static str],
     /// The outcomes that claim a check passed ("passes", "green", "통과"):
     /// a sentence that names a check with one of them claims it ran.
