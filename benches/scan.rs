@@ -15,7 +15,7 @@ use criterion::{
 };
 use stopgate::archive::{scan_file, ScanOptions};
 use stopgate::config::Config;
-use stopgate::Judge;
+use stopgate::judge::Judge;
 
 #[path = "support/gen.rs"]
 mod gen;

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use stopgate::archive::{self, ScanOptions};
-use stopgate::{Config, Judge};
+use stopgate::config::Config;
+use stopgate::judge::Judge;
 
 fn main() -> ExitCode {
     let paths: Vec<PathBuf> =

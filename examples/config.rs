@@ -10,7 +10,8 @@
 
 use std::process::ExitCode;
 
-use stopgate::{Config, ErrorKind};
+use stopgate::config::Config;
+use stopgate::ErrorKind;
 
 fn main() -> ExitCode {
     let explicit = std::env::args_os().nth(1).map(std::path::PathBuf::from);

@@ -12,9 +12,9 @@
 
 use std::process::ExitCode;
 
-use stopgate::{
-    Chain, Config, Facts, Gates, SessionView, Transcript, Verdict,
-};
+use stopgate::config::Config;
+use stopgate::judge::{Facts, Gates, SessionView, Verdict};
+use stopgate::read::{Chain, Transcript};
 
 fn main() -> ExitCode {
     let Some(path) = std::env::args_os().nth(1) else {

@@ -10,8 +10,9 @@
 //! Unlike `stopgate hook`, it has no timer and no configuration search:
 //! it shows the calls, not the edges. Whatever goes wrong, it allows.
 
+use stopgate::config::Config;
 use stopgate::hook::{self, Decision, Event, HookEnv, HookInput, StateDir};
-use stopgate::{Config, Judge};
+use stopgate::judge::Judge;
 
 fn main() {
     let Some(input) = HookInput::read(std::io::stdin().lock()) else {

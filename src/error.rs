@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 /// # Example
 ///
 /// ```
-/// use stopgate::{ErrorKind, Transcript};
+/// use stopgate::ErrorKind;
+/// use stopgate::read::Transcript;
 ///
 /// let err = Transcript::read("/no/such/transcript.jsonl").unwrap_err();
 /// assert_eq!(err.kind(), ErrorKind::Io);

@@ -6,16 +6,18 @@
 //! is covered by semver; other crates should not enable the feature.
 
 pub use crate::changes::{CommandField, ShellInput};
-pub use crate::keywords::{
+#[cfg(feature = "judge")]
+pub use crate::gates::lang::{
     AUDIT_MARKERS_EN, AUDIT_MARKERS_JA, AUDIT_MARKERS_KO,
 };
-pub use crate::transcript::{
+pub use crate::read::{
     quick_type, tail_type, top_level_type, Block, Content, Line, Lines,
     Record, RecordParser, RecordType, RevLines, Sniff,
 };
 
 /// The buckets of the learned audit judge's features that a text touches,
 /// sorted: what `tools/train-audit-model` trains on.
+#[cfg(feature = "judge")]
 pub fn audit_feature_buckets(text: &str) -> Vec<u32> {
     crate::gates::learned::buckets(text)
 }

@@ -1,4 +1,11 @@
-//! One judge for the hook, `stopgate check` and `stopgate scan`.
+//! The judge layer: the gates, and one judge for the hook, `stopgate check`
+//! and `stopgate scan`.
+//!
+//! The gates ([`Gates`]) are pure judgments of a turn's [`Facts`]: the
+//! audit gate, the hollow-audit check, decision ownership and challenge
+//! reverify, each giving a [`Verdict`]. They read words (keyword sets, the
+//! tables of each language, a small learned model for plain-language
+//! audits) and the turn's tool uses, and nothing else: no files, no state.
 //!
 //! A verdict depends on more than the gates' patterns: on whether the
 //! session is attended (`skip_entrypoints`), on how a change is known
@@ -17,12 +24,16 @@
 //! raised it and judges a fresh session: its verdict is the hook's at that
 //! Stop, and its findings every block the gates would give.
 
-use crate::config::{Config, Gate};
-use crate::error::Error;
-use crate::gates::{AuditStatus, Block, Facts, Gates, SessionView, Verdict};
 use std::path::Path;
 
-use crate::transcript::{is_subagent_file, Chain, Transcript, Turn};
+use crate::config::{Config, Gate};
+use crate::error::Error;
+use crate::read::{is_subagent_file, Chain, Transcript, Turn};
+
+pub use crate::gates::{
+    judged_window, text_hash, AuditStatus, Block, Facts, Gates, Nag,
+    PlainAudit, Rule, SessionView, Verdict, JUDGED_TAIL_BYTES,
+};
 
 /// The gates and every switch of the configuration that changes a verdict,
 /// built once from a [`Config`].
@@ -30,7 +41,8 @@ use crate::transcript::{is_subagent_file, Chain, Transcript, Turn};
 /// # Example
 ///
 /// ```
-/// use stopgate::{Config, Judge};
+/// use stopgate::config::Config;
+/// use stopgate::judge::Judge;
 ///
 /// let judge = Judge::new(&Config::default()).unwrap();
 /// assert!(judge.skips(Some("sdk-cli")));

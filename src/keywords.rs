@@ -19,63 +19,6 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use crate::error::Error;
 
-/// The seed's seven Japanese audit markers.
-///
-/// `セルフ監査` comes before `監査`, which it contains, so that a match
-/// reports the longer, more specific marker.
-pub const AUDIT_MARKERS_JA: &[&str] = &[
-    "セルフ監査",
-    "監査",
-    "潰した",
-    "既に堅牢",
-    "あえて見送り",
-    "三層",
-    "予測できる不具合",
-];
-
-/// English equivalents of the audit markers.
-///
-/// Match them case-insensitively: see
-/// [`KeywordSetBuilder::ascii_case_insensitive`].
-pub const AUDIT_MARKERS_EN: &[&str] = &[
-    "self-audit",
-    "self audit",
-    "audit:",
-    "audit：",
-    "audit —",
-    "audit –",
-    "audit -",
-    "audit—",
-    "audited",
-    "killed it:",
-    "already robust",
-    "deliberately deferred",
-    "deliberately skipped",
-    "three layers",
-    "three-layer",
-    "predictable failure",
-    "foreseeable bug",
-];
-
-/// Korean equivalents of the audit markers.
-pub const AUDIT_MARKERS_KO: &[&str] = &[
-    "셀프 감사",
-    "자체 감사",
-    "감사:",
-    "감사：",
-    "감사 —",
-    "감사 –",
-    "감사 -",
-    "감사 결과",
-    "감사 완료",
-    "감사해 봤",
-    "잡았다",
-    "이미 견고",
-    "의도적으로 보류",
-    "삼중",
-    "예측 가능한 결함",
-];
-
 /// A set of keywords compiled into one Aho-Corasick automaton.
 ///
 /// Cloning is cheap-ish (the automaton is reference counted), and the set
@@ -719,25 +662,6 @@ mod tests {
     fn oibits() {
         assert_send_sync::<KeywordSet>();
         assert_send_sync::<KeywordSetBuilder>();
-    }
-
-    #[test]
-    fn presets_build_and_match() {
-        let ja = KeywordSet::new(AUDIT_MARKERS_JA).unwrap();
-        assert_eq!(
-            ja.matched("セルフ監査: 境界を潰した"),
-            vec!["セルフ監査", "潰した"]
-        );
-        let en = KeywordSet::builder()
-            .ascii_case_insensitive(true)
-            .build(AUDIT_MARKERS_EN)
-            .unwrap();
-        assert_eq!(
-            en.matched("Self-audit done; Already robust."),
-            vec!["self-audit", "already robust"]
-        );
-        let ko = KeywordSet::new(AUDIT_MARKERS_KO).unwrap();
-        assert!(ko.is_match("셀프 감사: 경계 조건 확인"));
     }
 
     #[test]

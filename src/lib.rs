@@ -2,59 +2,64 @@
 stopgate reads coding-agent transcripts fast and enforces "done" discipline
 at the agent's Stop hook.
 
-This library is the scanner core under the `stopgate` binary. It reads
-the transcripts of Claude Code, Codex CLI and Gemini CLI (JSON Lines; see
-[`Format`]) and answers the questions a Stop hook asks, touching only the
-bytes each answer needs:
+This library is the scanner core under the `stopgate` binary, and the
+judge above it. It comes in three layers, each a module, and each layer
+uses only the ones before it:
 
-* [`Transcript::final_assistant_text`]: what did the agent say last?
-* [`Transcript::entrypoint`]: is a human in this session, or is it `sdk-cli`?
-* [`Transcript::current_turn`]: what did the agent do since the human spoke?
-* [`KeywordSet`]: which of these keywords does a text hold, and where?
+1. **Read** ([`read`], always built): bytes, lines, records and turns, for
+   Claude Code, Codex CLI and Gemini CLI transcripts (JSON Lines). It
+   answers the questions a Stop hook asks, touching only the bytes each
+   answer needs: the last thing the agent said
+   ([`read::Transcript::final_assistant_text`]), whether a human is in the
+   session ([`read::Transcript::entrypoint`]), what the agent did since the
+   human spoke ([`read::Transcript::current_turn`]). [`KeywordSet`] finds
+   keywords in a text with Aho-Corasick.
+2. **Judge** (the `judge` feature, on by default): `config`, what the
+   gates look for (`stopgate.toml`), and `judge`, the gates (audit,
+   hollow audit, decision ownership, challenge reverify) and the one
+   `judge::Judge` that the hook, `stopgate check` and `stopgate scan` all
+   ask for a verdict.
+3. **Run**: `hook`, the logic of `stopgate hook` and its state directory
+   (the `hook` feature), and `archive`, the streaming, parallel archive
+   scanner (the `archive` feature). The command line sits on top, in the
+   binary.
 
-Above the core, in the order data flows:
-
-* [`tool_changes_files`], which tool uses change files (the one rule
-  table);
-* [`Gates`], pure judgments of a turn's [`Facts`] (audit, hollow audit,
-  decision ownership, challenge reverify), giving a [`Verdict`];
-* [`Config`], what the gates look for (`stopgate.toml`);
-* `hook`, the hook's logic and its state directory;
-* `archive`, the streaming, parallel archive scanner.
-
-The core knows nothing of the layers above it, so a tool can link the
-transcript reader and the gates alone.
+No arrow points back up: the reader knows nothing of configs, gates or
+hooks, and a test (`tests/module_graph.rs`) reads the crate's imports to
+keep it so.
 
 # Crate features
 
-The scanner core and the gates are always built, on memchr, simd-json,
-aho-corasick, memmap2, bumpalo and serde alone. Everything else is behind
-a feature:
+The read layer is always built, on memchr, simd-json, aho-corasick,
+memmap2, bumpalo and serde alone. Everything else is behind a feature:
 
+* **`judge`** (default): the `config` and `judge` modules. Adds no
+  package.
 * **`config`**: reading `stopgate.toml` (`Config::from_toml`,
-  `Config::from_file`, `Config::locate`). Adds `toml`.
+  `Config::from_file`, `Config::locate`). Implies `judge`; adds `toml`.
 * **`hook`**: the `hook` module, the logic of `stopgate hook` for
   authors of other hook binaries: `hook::post_tool_use`, `hook::stop`
   and the state directory. Implies `config`; adds `libc` and
   `tempfile`.
 * **`archive`**: the `archive` module, the archive scanner behind
-  `stopgate scan`: walking, streaming and parallel scanning. Adds
-  `walkdir` and `jiff`.
+  `stopgate scan`: walking, streaming and parallel scanning. Implies
+  `judge`; adds `walkdir` and `jiff`.
 * **`cli`** (default): the `stopgate` binary. Implies `hook` and
   `archive`; adds `clap`, `indicatif`, `csv` and the rest of the command
   line's needs.
 
-A hook author who only reads transcripts and runs the gates depends on
-`stopgate = { version = "0.1", default-features = false }`. The runnable
-examples of each feature are under `examples/`: `final_text` (the core),
+A hook author who only reads transcripts depends on
+`stopgate = { version = "0.1", default-features = false }`, and adds
+`features = ["judge"]` to run the gates. The runnable examples of each
+feature are under `examples/`: `final_text` (the core and the judge),
 `config`, `hook` and `archive` (run each with `--no-default-features
 --features <name>`). `examples/core-only` is a crate of its own that
-depends on the core alone.
+depends on the read layer alone.
 
 # Example: the last thing the agent said
 
 ```no_run
-use stopgate::Transcript;
+use stopgate::read::Transcript;
 
 # fn main() -> Result<(), stopgate::Error> {
 let path = "/home/me/.claude/projects/p/session.jsonl";
@@ -70,7 +75,8 @@ if let Some(last) = transcript.final_assistant_text() {
 # Example: matching audit markers
 
 ```
-use stopgate::{KeywordSet, Transcript};
+use stopgate::read::Transcript;
+use stopgate::KeywordSet;
 
 let jsonl = r#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"監査: 境界を潰した"}]}}
 "#;
@@ -108,31 +114,23 @@ complete JSON object.
 #[cfg(feature = "archive")]
 pub mod archive;
 mod changes;
+#[cfg(feature = "judge")]
 pub mod config;
 mod error;
+#[cfg(feature = "judge")]
 mod gates;
 #[cfg(feature = "hook")]
 pub mod hook;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod internals;
+#[cfg(feature = "judge")]
 pub mod judge;
 mod keywords;
-mod transcript;
+pub mod read;
 
-pub use crate::changes::{tool_changes_files, ChangeReason};
-pub use crate::config::{Config, Gate};
 pub use crate::error::{Error, ErrorKind};
-pub use crate::gates::{
-    judged_window, text_hash, AuditStatus, Block, Facts, Gates, Nag,
-    PlainAudit, Rule, SessionView, Verdict, JUDGED_TAIL_BYTES,
-};
-pub use crate::judge::Judge;
 pub use crate::keywords::{KeywordMatch, KeywordSet, KeywordSetBuilder};
-pub use crate::transcript::{
-    Chain, FinalMessage, FinalText, Format, Prompt, StopBlocks, ToolCall,
-    Transcript, Turn, TurnKind,
-};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

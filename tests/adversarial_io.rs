@@ -419,7 +419,7 @@ fn file_size_limit() {
 
 /// A 40 MB final text took 1.7 s to judge in a release build (2.9 s in
 /// a debug one), and the hook has 5 s in all. The gates judge its last
-/// 64 KiB (`stopgate::JUDGED_TAIL_BYTES`), where the audit is: the same
+/// 64 KiB (`stopgate::judge::JUDGED_TAIL_BYTES`), where the audit is: the same
 /// verdict, in a fraction of the time, in `check` and `scan` alike.
 #[test]
 fn huge_final_text() {

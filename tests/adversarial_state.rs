@@ -405,15 +405,15 @@ fn a_transcript_that_turns_into_a_fifo_is_refused_not_waited_on() {
     let fifo = dir.path().join("session.jsonl");
     mkfifo(&fifo);
     let config = stopgate::config::Config::default();
-    let gates = stopgate::Judge::new(&config).unwrap();
+    let gates = stopgate::judge::Judge::new(&config).unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     let path = fifo.clone();
     std::thread::spawn(move || {
         let options = stopgate::archive::ScanOptions::default();
         let report = stopgate::archive::scan_file(&path, &gates, &options);
-        let turn = stopgate::Transcript::read_current_turn(
+        let turn = stopgate::read::Transcript::read_current_turn(
             &path,
-            stopgate::Chain::Main,
+            stopgate::read::Chain::Main,
         );
         let _ = tx.send((report.error, turn.is_err()));
     });

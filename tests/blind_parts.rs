@@ -23,12 +23,14 @@
 //! and only of those (a part not yet run keeps its misses unread), and
 //! `STOPGATE_BLIND_ONLY=blind1,blind2` limits the run to the parts named.
 
+#![cfg(feature = "judge")]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use stopgate::config::{Config, Gate, PlainJudge};
-use stopgate::ToolCall;
-use stopgate::{Facts, Gates, SessionView};
+use stopgate::judge::{Facts, Gates, SessionView};
+use stopgate::read::ToolCall;
 
 mod common;
 use common::score::Score;
@@ -50,15 +52,15 @@ fn dir() -> std::path::PathBuf {
 /// A tool use from its code in the part: `W`, `E`, `R` or `B:<command>`.
 fn tool(code: &str, i: usize, at: &str) -> ToolCall {
     let (name, input) = match code.trim() {
-        "W" => ("Write", serde_json::json!({"file_path": "src/x"})),
-        "E" => ("Edit", serde_json::json!({"file_path": "src/x"})),
-        "R" => ("Read", serde_json::json!({"file_path": "src/x"})),
+        "W" => ("Write", None),
+        "E" => ("Edit", None),
+        "R" => ("Read", None),
         c => match c.strip_prefix("B:") {
-            Some(cmd) => ("Bash", serde_json::json!({ "command": cmd })),
+            Some(cmd) => ("Bash", Some(cmd)),
             None => panic!("{at}: tool code {code:?}"),
         },
     };
-    ToolCall::new(Some(&format!("t{i}")), name, &input, 0, i)
+    ToolCall::new(Some(&format!("t{i}")), name, input, 0, i)
 }
 
 fn unescape(s: &str) -> String {

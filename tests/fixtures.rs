@@ -6,7 +6,7 @@ mod oracle;
 
 use std::path::{Path, PathBuf};
 
-use stopgate::Transcript;
+use stopgate::read::Transcript;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -303,7 +303,7 @@ fn expected_answers() {
             "{}",
             case.file
         );
-        let turn = t.current_turn(stopgate::Chain::Main);
+        let turn = t.current_turn(stopgate::read::Chain::Main);
         if case.file != "huge_line.jsonl" {
             assert_eq!(
                 turn.prompt().map(|p| p.text()),
@@ -328,7 +328,7 @@ fn expected_answers() {
 /// blocks, and the corrupt lines counted.
 #[test]
 fn codex_and_gemini_turns() {
-    use stopgate::Chain;
+    use stopgate::read::Chain;
 
     let t = Transcript::read(fixture("codex_rollout.jsonl")).unwrap();
     let turns = t.turns(Chain::Main);
@@ -357,7 +357,7 @@ fn codex_and_gemini_turns() {
     let tui = Transcript::read(fixture("codex_tui.jsonl")).unwrap();
     assert_eq!(
         tui.current_turn(Chain::Main).kind(),
-        stopgate::TurnKind::Interrupted
+        stopgate::read::TurnKind::Interrupted
     );
 
     let g = Transcript::read(fixture("gemini_session.jsonl")).unwrap();
@@ -405,7 +405,7 @@ fn codex_and_gemini_turns() {
 #[test]
 fn huge_line_prompt() {
     let t = Transcript::read(fixture("huge_line.jsonl")).unwrap();
-    let turn = t.current_turn(stopgate::Chain::Main);
+    let turn = t.current_turn(stopgate::read::Chain::Main);
     let prompt = turn.prompt().unwrap();
     assert_eq!(prompt.text().len(), 5 * 1024 * 1024);
     assert_eq!(prompt.offset(), 0);

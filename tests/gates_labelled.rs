@@ -4,9 +4,11 @@
 //! Each gate is run alone (order = [gate]) with the default patterns. The
 //! test prints precision and recall per gate and asserts both ≥ 0.95.
 
+#![cfg(feature = "judge")]
+
 use stopgate::config::{Config, Gate};
-use stopgate::Transcript;
-use stopgate::{Facts, Gates, SessionView};
+use stopgate::judge::{Facts, Gates, SessionView};
+use stopgate::read::Transcript;
 
 /// One labelled case.
 struct Case {
@@ -204,7 +206,7 @@ fn verdict(gates: &Gates, case: &Case) -> bool {
         {"type": "text", "text": case.text}]}}));
     let jsonl: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let turn = Transcript::from_bytes(jsonl.into_bytes())
-        .current_turn(stopgate::Chain::Main);
+        .current_turn(stopgate::read::Chain::Main);
     let facts = Facts::of_turn(&turn).with_changed(true);
     gates.evaluate(&facts, &SessionView::default()).block().is_some()
 }
@@ -286,16 +288,8 @@ fn labelled_precision_and_recall() {
 #[test]
 fn adversarial_texts_stay_linear() {
     let gates = Gates::new(&Config::default()).unwrap();
-    let tools: Vec<stopgate::ToolCall> = (0..3)
-        .map(|_| {
-            stopgate::ToolCall::new(
-                None,
-                "Write",
-                &serde_json::Value::Null,
-                0,
-                0,
-            )
-        })
+    let tools: Vec<_> = (0..3)
+        .map(|_| stopgate::read::ToolCall::new(None, "Write", None, 0, 0))
         .collect();
     let judge = |text: &str| {
         let facts = Facts::new(text)

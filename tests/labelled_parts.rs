@@ -21,13 +21,15 @@
 //! when the verification words are *absent*). The seeds have no hollow
 //! check.
 
+#![cfg(feature = "judge")]
+
 use std::path::Path;
 
 use regex::Regex;
 use stopgate::config::{Config, Gate, PlainJudge};
-use stopgate::Transcript;
-use stopgate::{Chain, ToolCall};
-use stopgate::{Facts, Gates, SessionView};
+use stopgate::judge::{Facts, Gates, SessionView};
+use stopgate::read::Transcript;
+use stopgate::read::{Chain, ToolCall};
 
 mod common;
 use common::score::Score;
@@ -49,15 +51,15 @@ fn root() -> &'static Path {
 
 fn tool(code: &str, i: usize) -> ToolCall {
     let (name, input) = match code {
-        "W" => ("Write", serde_json::json!({"file_path": "src/x.rs"})),
-        "E" => ("Edit", serde_json::json!({"file_path": "src/x.rs"})),
-        "R" => ("Read", serde_json::json!({"file_path": "src/x.rs"})),
+        "W" => ("Write", None),
+        "E" => ("Edit", None),
+        "R" => ("Read", None),
         _ => match code.strip_prefix("B:") {
-            Some(cmd) => ("Bash", serde_json::json!({ "command": cmd })),
+            Some(cmd) => ("Bash", Some(cmd)),
             None => panic!("tool code {code:?}"),
         },
     };
-    ToolCall::new(Some(&format!("t{i}")), name, &input, 0, i)
+    ToolCall::new(Some(&format!("t{i}")), name, input, 0, i)
 }
 
 /// Load a part. Five columns (label, near, tools, prompt, text); the first

@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 
 use stopgate::archive::{scan_file, scan_reader, FileReport, ScanOptions};
 use stopgate::config::Config;
-use stopgate::Judge;
+use stopgate::judge::Judge;
 
 mod common;
 
@@ -709,12 +709,12 @@ fn a_long_first_line_does_not_decide_the_format() {
     let rest: String =
         rest.lines().skip(1).map(|l| format!("{l}\n")).collect();
     std::fs::write(&path, format!("{meta}\n{rest}")).unwrap();
-    let t = stopgate::Transcript::read(&path).unwrap();
-    assert_eq!(t.format(), stopgate::Format::Codex);
+    let t = stopgate::read::Transcript::read(&path).unwrap();
+    assert_eq!(t.format(), stopgate::read::Format::Codex);
     assert_eq!(t.entrypoint().as_deref(), Some("codex-cli"));
     // The hook reads only the head, in a 64 KiB window first.
     assert_eq!(
-        stopgate::Transcript::read_entrypoint(&path).unwrap().as_deref(),
+        stopgate::read::Transcript::read_entrypoint(&path).unwrap().as_deref(),
         Some("codex-cli")
     );
     let out = scan(&[
@@ -781,7 +781,7 @@ fn the_entrypoint_streamed_is_the_one_the_head_read_gives() {
     files.retain(|p| !p.components().any(|c| c.as_os_str() == "subagents"));
     for path in files {
         let want_entrypoint =
-            stopgate::Transcript::read_entrypoint(&path).unwrap();
+            stopgate::read::Transcript::read_entrypoint(&path).unwrap();
         for chunk in [1 << 18, 4096, 7] {
             let mut opts = ScanOptions::default();
             opts.chunk_size = chunk;

@@ -30,9 +30,9 @@ use std::process::Command;
 
 use stopgate::archive::{report_turn, scan_file, Finding, ScanOptions};
 use stopgate::config::Config;
-use stopgate::Transcript;
-use stopgate::{Facts, Judge, SessionView};
-use stopgate::{Format, Turn};
+use stopgate::judge::{Facts, Judge, SessionView};
+use stopgate::read::Transcript;
+use stopgate::read::{Format, Turn};
 
 mod common;
 

@@ -115,7 +115,7 @@ where
     let window =
         threads.saturating_mul(IN_FLIGHT_PER_THREAD).min(MAX_IN_FLIGHT);
     let work = |c: Candidate| {
-        crate::transcript::recycle_parsers();
+        crate::read::recycle_parsers();
         let report = scan_file(&c.path, judge, options);
         progress(c.len);
         report

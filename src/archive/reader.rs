@@ -11,7 +11,7 @@
 //! out as [`ChunkLine::too_long`]. So memory is bounded by the cap plus one
 //! chunk, whatever the bytes of the file are.
 //!
-//! Lines follow the model of [`Lines`](crate::transcript::Lines): split at
+//! Lines follow the model of [`Lines`](crate::read::Lines): split at
 //! `\n`, a trailing `\r` stripped, the bytes after the last `\n` an
 //! unterminated line.
 
@@ -160,7 +160,7 @@ fn keep(buf: Vec<u8>, chunk: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::lines::Lines;
+    use crate::read::lines::Lines;
 
     fn collect(data: &[u8], chunk: usize) -> Vec<(Vec<u8>, bool)> {
         collect_capped(data, chunk, usize::MAX)

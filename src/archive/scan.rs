@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use super::reader::{for_each_line, ChunkLine};
 use crate::gates::{AuditStatus, Block, Rule};
 use crate::judge::Judge;
-use crate::transcript::{
+use crate::read::{
     Chain, Format, HeadEntrypoint, LateWork, LinePos, ToolCall, Turn,
     TurnKind, TurnReader, PROBE_LINES,
 };
@@ -253,7 +253,7 @@ pub fn scan_file(
     }
     // Listed as a file, it may be a FIFO by now: the open never waits, and
     // what it opened must be a regular file.
-    match crate::transcript::open_regular(path) {
+    match crate::read::open_regular(path) {
         Ok((file, _)) => {
             // The entrypoint is learnt from the head as it streams past.
             let head = RefCell::new(HeadEntrypoint::default());

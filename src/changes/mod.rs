@@ -22,8 +22,6 @@
 //! command is judged on its own. `bash -c '…'`, `sh -c '…'` and
 //! `find … -exec …` are judged by what they run.
 
-use crate::transcript::ToolCall;
-
 mod lexer;
 
 use self::lexer::{lex, Word};
@@ -174,7 +172,7 @@ impl<'a> ShellInput<'a> {
 ///
 /// ```
 /// use serde_json::json;
-/// use stopgate::tool_changes_files;
+/// use stopgate::read::tool_changes_files;
 ///
 /// assert!(tool_changes_files("Edit", &json!({"file_path": "a.rs"})).is_some());
 /// assert!(tool_changes_files("Bash", &json!({"command": "sed -i s/a/b/ f"})).is_some());
@@ -185,15 +183,6 @@ pub fn tool_changes_files(
     input: &serde_json::Value,
 ) -> Option<ChangeReason> {
     ShellInput::of_value(input).changes_files(name)
-}
-
-/// The index of the last tool use in `uses` that changes files.
-///
-/// The hook keys "this change was already audited" on it, the hollow-audit
-/// gate looks for verification after it, and the archive scanner marks a
-/// turn as changed when there is one.
-pub fn last_change(uses: &[ToolCall]) -> Option<usize> {
-    uses.iter().rposition(|u| u.change().is_some())
 }
 
 /// Whether a shell command changes files, and by which rule.

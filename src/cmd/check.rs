@@ -23,9 +23,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use stopgate::judge::Skipped;
-use stopgate::Transcript;
-use stopgate::Turn;
-use stopgate::{AuditStatus, Facts, Judge, SessionView, Verdict};
+use stopgate::judge::{AuditStatus, Facts, Judge, SessionView, Verdict};
+use stopgate::read::Transcript;
+use stopgate::read::Turn;
 
 use super::inert::{terminal, terminal_lines};
 
@@ -61,7 +61,7 @@ pub fn not_a_transcript(file: &std::path::Path) -> String {
         "{}: not a transcript (no JSON record with a \"type\" in its first \
          {} lines)",
         file.display(),
-        stopgate::Transcript::RECORD_PROBE_LINES
+        stopgate::read::Transcript::RECORD_PROBE_LINES
     )
 }
 

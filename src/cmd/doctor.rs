@@ -12,7 +12,7 @@ use std::os::unix::fs::MetadataExt;
 use std::process::{Command, ExitCode, Stdio};
 
 use serde_json::json;
-use stopgate::Format;
+use stopgate::read::Format;
 
 use super::install::{project_dir, read_settings, settings_path, Scope};
 use super::settings;

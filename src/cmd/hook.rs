@@ -33,8 +33,8 @@ use stopgate::config::{OutputMode, DEFAULT_TIMEOUT_MS};
 use stopgate::hook::{
     self, Decision, Event, Fault, HookEnv, HookInput, StateDir,
 };
-use stopgate::Format;
-use stopgate::Judge;
+use stopgate::judge::Judge;
+use stopgate::read::Format;
 
 /// Arguments of `stopgate hook`.
 #[derive(clap::Args, Debug)]

@@ -23,7 +23,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
-use stopgate::Format;
+use stopgate::read::Format;
 
 use super::codex_config;
 use super::install_record::{self, InstallRecord};

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use stopgate::hook::{default_dir, StateDir};
-use stopgate::text_hash;
+use stopgate::judge::text_hash;
 
 /// One install's record. See the [module docs](self).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stopgate::Transcript;
+use stopgate::read::Transcript;
 
 /// Arguments of `stopgate last`.
 #[derive(clap::Args, Debug)]

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
-use stopgate::Format as AgentFormat;
-use stopgate::Judge;
+use stopgate::judge::Judge;
+use stopgate::read::Format as AgentFormat;
 
 use super::inert::{csv_cell, terminal};
 use super::report::{

@@ -60,7 +60,7 @@ pub enum AuditStatus {
     /// grounded audit. Only [`Gates::audit_status_of`] reads one, from the
     /// turn's tool uses.
     ///
-    /// [`Gates::audit_status_of`]: crate::Gates::audit_status_of
+    /// [`Gates::audit_status_of`]: crate::judge::Gates::audit_status_of
     Grounded {
         /// The command that ran (empty for a re-read or the agent's own
         /// search tool).

@@ -25,7 +25,7 @@ use std::borrow::Cow;
 
 use super::patterns::LazyKeywords;
 use crate::keywords::{KeywordMatch, KeywordSet};
-use crate::transcript::ToolCall;
+use crate::read::ToolCall;
 
 /// What kind of check a tool use is: which words name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +57,19 @@ impl CheckKind {
         CheckKind::Read,
         CheckKind::Run,
     ];
+
+    /// The words of `table` that name a check of this kind.
+    fn words(self, table: &GroundedTable) -> &'static [&'static str] {
+        match self {
+            CheckKind::Test => table.test,
+            CheckKind::Build => table.build,
+            CheckKind::Lint => table.lint,
+            CheckKind::Search => table.search,
+            CheckKind::Request => table.request,
+            CheckKind::Read => table.read,
+            CheckKind::Run => table.run,
+        }
+    }
 }
 
 /// A check the turn ran after its last change.
@@ -116,7 +129,7 @@ pub(crate) fn ran_after_change(
     uses: &[ToolCall],
     changed: bool,
 ) -> Vec<RanCheck> {
-    match crate::changes::last_change(uses) {
+    match crate::read::last_change(uses) {
         Some(last) => checks_in(&uses[last + 1..]),
         None if changed => checks_in(uses),
         None => vec![],
@@ -348,7 +361,7 @@ impl Grounding {
             .map(|k| {
                 let all = tables
                     .iter()
-                    .flat_map(|t| t.grounded.kind_words(k))
+                    .flat_map(|t| k.words(&t.grounded))
                     .copied()
                     .collect();
                 Ok((k, set(all)?))
@@ -616,17 +629,10 @@ mod tests {
     #[test]
     fn commands_that_check_nothing_are_no_checks() {
         let uses = |cmds: &[&str]| -> Vec<ToolCall> {
-            let edit = serde_json::json!({"file_path": "a.py"});
-            std::iter::once(ToolCall::new(Some("e"), "Edit", &edit, 0, 0))
+            std::iter::once(ToolCall::new(Some("e"), "Edit", None, 0, 0))
                 .chain(cmds.iter().enumerate().map(|(i, c)| {
-                    let input = serde_json::json!({ "command": c });
-                    ToolCall::new(
-                        Some(&format!("b{i}")),
-                        "Bash",
-                        &input,
-                        0,
-                        i + 1,
-                    )
+                    let id = format!("b{i}");
+                    ToolCall::new(Some(&id), "Bash", Some(c), 0, i + 1)
                 }))
                 .collect()
         };
@@ -639,8 +645,8 @@ mod tests {
         assert_eq!(checks(&["pytest -q", "pytest -q"]).len(), 1);
         // A change carried to the turn, or known to the flag only: every
         // use of the turn came after it.
-        let bash = serde_json::json!({"command": "pytest -q"});
-        let only_a_run = [ToolCall::new(Some("b"), "Bash", &bash, 0, 0)];
+        let only_a_run =
+            [ToolCall::new(Some("b"), "Bash", Some("pytest -q"), 0, 0)];
         assert_eq!(ran_after_change(&only_a_run, true).len(), 1);
         assert!(ran_after_change(&only_a_run, false).is_empty());
     }

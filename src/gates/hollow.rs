@@ -18,9 +18,9 @@
 //!   command ran after the turn's last file change, so nothing could have
 //!   verified it.
 
-use crate::changes::last_change;
 use crate::keywords::KeywordSet;
-use crate::transcript::TurnKind;
+use crate::read::last_change;
+use crate::read::TurnKind;
 
 use super::grounded::{checks_in, Grounding};
 use super::patterns::PatternSet;
@@ -253,16 +253,15 @@ mod tests {
     #[test]
     fn a_check_run_before_the_last_change_backs_nothing() {
         use crate::gates::lang;
-        use crate::transcript::ToolCall;
+        use crate::read::ToolCall;
         let tables: Vec<_> = lang::codes().filter_map(lang::table).collect();
         let g = Grounding::new(&tables, false).unwrap();
         let claims = PatternSet::new(&[], &[], &[], false).unwrap();
-        let edit = serde_json::json!({"file_path": "sync.sh"});
-        let check = serde_json::json!({"command": "shellcheck sync.sh"});
+        let check = Some("shellcheck sync.sh");
         let uses = [
-            ToolCall::new(Some("a"), "Edit", &edit, 0, 0),
-            ToolCall::new(Some("b"), "Bash", &check, 0, 1),
-            ToolCall::new(Some("c"), "Edit", &edit, 0, 2),
+            ToolCall::new(Some("a"), "Edit", None, 0, 0),
+            ToolCall::new(Some("b"), "Bash", check, 0, 1),
+            ToolCall::new(Some("c"), "Edit", None, 0, 2),
         ];
         let text =
             "--quiet drops the progress bar. shellcheck reports nothing.";

@@ -34,7 +34,7 @@ use std::borrow::Cow;
 
 use crate::config::{Config, Gate};
 use crate::error::Error;
-use crate::transcript::{ToolCall, Turn, TurnKind};
+use crate::read::{ToolCall, Turn, TurnKind};
 
 use self::patterns::{Cancel, LazyKeywords, Pat, PatternSet};
 use self::reverify::ReverifyPatterns;
@@ -63,7 +63,7 @@ pub const JUDGED_TAIL_BYTES: usize = 64 << 10;
 /// # Example
 ///
 /// ```
-/// use stopgate::{judged_window, JUDGED_TAIL_BYTES};
+/// use stopgate::judge::{JUDGED_TAIL_BYTES, judged_window};
 ///
 /// assert_eq!(judged_window("Done."), "Done.");
 /// let long = format!("{}Self-audit: ok.", "é".repeat(JUDGED_TAIL_BYTES));
@@ -89,7 +89,8 @@ pub fn judged_window(text: &str) -> &str {
 /// # Example
 ///
 /// ```
-/// use stopgate::{Config, Facts, Gates, Rule, SessionView};
+/// use stopgate::config::Config;
+/// use stopgate::judge::{Facts, Gates, Rule, SessionView};
 ///
 /// let gates = Gates::new(&Config::default()).unwrap();
 /// let facts = Facts::new("Done.").with_changed(true);
@@ -664,13 +665,14 @@ impl Gates {
     /// # Example
     ///
     /// ```
-    /// use serde_json::json;
-    /// use stopgate::{AuditStatus, Config, Facts, Gates, ToolCall};
+    /// use stopgate::config::Config;
+    /// use stopgate::judge::{AuditStatus, Facts, Gates};
+    /// use stopgate::read::ToolCall;
     ///
     /// let gates = Gates::new(&Config::default()).unwrap();
     /// let uses = [
-    ///     ToolCall::new(Some("a"), "Edit", &json!({"file_path": "a.py"}), 0, 0),
-    ///     ToolCall::new(Some("b"), "Bash", &json!({"command": "mypy app"}), 0, 1),
+    ///     ToolCall::new(Some("a"), "Edit", None, 0, 0),
+    ///     ToolCall::new(Some("b"), "Bash", Some("mypy app"), 0, 1),
     /// ];
     /// let text = "Added type hints to `crud/users.py`. `mypy app` reports 0 errors.";
     /// let facts = Facts::new(text).with_tool_uses(&uses).with_changed(true);

@@ -105,7 +105,7 @@ mod tests {
             Fault::Crash,
         ] {
             let m = fault.message();
-            assert!(m.starts_with(crate::transcript::UNGUARDED_PREFIX), "{m}");
+            assert!(m.starts_with(crate::read::UNGUARDED_PREFIX), "{m}");
         }
     }
 }

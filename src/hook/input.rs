@@ -4,7 +4,7 @@ use std::io::Read;
 
 use serde::Deserialize;
 
-use crate::transcript::Format;
+use crate::read::Format;
 
 /// The most stdin the hook reads. Anything bigger is not a hook input the
 /// client would send, and the hook allows without parsing it.
@@ -109,7 +109,7 @@ impl HookInput {
     ///
     /// ```
     /// use stopgate::hook::HookInput;
-    /// use stopgate::Format;
+    /// use stopgate::read::Format;
     ///
     /// let codex: HookInput = serde_json::from_str(
     ///     r#"{"hook_event_name":"Stop","turn_id":"t","model":"gpt-5"}"#,

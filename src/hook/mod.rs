@@ -75,14 +75,14 @@ use crate::changes::tool_changes_files;
 use crate::config::Gate;
 use crate::gates::{text_hash, Facts, Nag, Rule, SessionView, Verdict};
 use crate::judge::Judge;
-use crate::transcript::{Chain, Format, Transcript, Turn};
+use crate::read::{Chain, Format, Transcript, Turn};
 
 use self::state::SessionLock;
 
 pub use self::fault::Fault;
 pub use self::input::{Event, HookInput};
 pub use self::state::{default_dir, StateDir};
-pub use crate::transcript::safe_id;
+pub use crate::read::turn::safe_id;
 
 /// What the hook decided.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -154,10 +154,11 @@ pub fn sniff(data: &[u8]) {
 /// The gates on arbitrary text: never a panic, and the hook's one-shot
 /// phrase sets give the same findings as a scan's DFAs. The bytes before
 /// the first NUL are the prompt, the rest the final text.
+#[cfg(feature = "judge")]
 pub fn gates(data: &[u8]) {
     use stopgate::config::Config;
-    use stopgate::ToolCall;
-    use stopgate::{Facts, Gates, SessionView};
+    use stopgate::judge::{Facts, Gates, SessionView};
+    use stopgate::read::ToolCall;
     static BUILT: std::sync::OnceLock<(Gates, Gates)> =
         std::sync::OnceLock::new();
     let (hook, bulk) = BUILT.get_or_init(|| {
@@ -172,27 +173,9 @@ pub fn gates(data: &[u8]) {
     let (final_text, command) =
         final_text.split_once('\x01').unwrap_or((final_text, "cargo test"));
     let tools = [
-        ToolCall::new(
-            Some("t1"),
-            "Write",
-            &serde_json::json!({"file_path": "x.rs"}),
-            0,
-            0,
-        ),
-        ToolCall::new(
-            Some("t2"),
-            "Bash",
-            &serde_json::json!({ "command": command }),
-            0,
-            1,
-        ),
-        ToolCall::new(
-            Some("t3"),
-            "Read",
-            &serde_json::json!({"file_path": "y.rs"}),
-            0,
-            2,
-        ),
+        ToolCall::new(Some("t1"), "Write", None, 0, 0),
+        ToolCall::new(Some("t2"), "Bash", Some(command), 0, 1),
+        ToolCall::new(Some("t3"), "Read", None, 0, 2),
     ];
     for uses in [&tools[..0], &tools[..1], &tools[..]] {
         let facts = Facts::new(final_text)

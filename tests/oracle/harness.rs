@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use stopgate::Transcript;
+use stopgate::read::Transcript;
 
 /// Every way to open a transcript, labelled, in the style of ripgrep's
 /// `SearcherTester`. Tail windows that start mid-file are included; they
@@ -33,8 +33,8 @@ pub fn run_queries(path: &Path) {
         let _ = t.final_assistant_text();
         let _ = t.final_message();
         let _ = t.entrypoint();
-        let _ = t.current_turn(stopgate::Chain::Main);
-        let _ = t.turns(stopgate::Chain::Main);
+        let _ = t.current_turn(stopgate::read::Chain::Main);
+        let _ = t.turns(stopgate::read::Chain::Main);
     }
 }
 
@@ -103,7 +103,7 @@ pub fn check_against_oracle(path: &Path, bytes: &[u8]) {
                 want_msg,
                 "{ctx}"
             );
-            let turn = t.current_turn(stopgate::Chain::Main);
+            let turn = t.current_turn(stopgate::read::Chain::Main);
             assert_eq!(
                 turn.prompt()
                     .map(|p| (p.text().to_string(), p.offset() as usize)),

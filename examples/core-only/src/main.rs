@@ -16,7 +16,7 @@ fn main() -> ExitCode {
         eprintln!("usage: stopgate-core-only TRANSCRIPT");
         return ExitCode::from(2);
     };
-    let transcript = match stopgate::Transcript::read_tail(&path, 64 << 10) {
+    let transcript = match stopgate::read::Transcript::read_tail(&path, 64 << 10) {
         Ok(t) => t,
         Err(err) => {
             eprintln!("stopgate-core-only: {err}");

@@ -7,7 +7,7 @@ use crate::gates::patterns::Pat::{Lit, Near, Opening};
 /// The English table.
 pub const TABLE: LangTable = LangTable {
     code: "en",
-    markers: crate::keywords::AUDIT_MARKERS_EN,
+    markers: super::AUDIT_MARKERS_EN,
     marker_nouns: &[
         " regularly",
         " yearly",

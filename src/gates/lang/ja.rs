@@ -7,7 +7,7 @@ use crate::gates::patterns::Pat::{Joined, Lit, Near, Opening};
 /// The Japanese table.
 pub const TABLE: LangTable = LangTable {
     code: "ja",
-    markers: crate::keywords::AUDIT_MARKERS_JA,
+    markers: super::AUDIT_MARKERS_JA,
     marker_nouns: &["ログ", "証跡", "履歴", "記録", "法人"],
     marker_owners: &["内部", "外部", "第三者", "定期", "年次"],
     // Negation follows what it negates: "確認していません", "お任せする話

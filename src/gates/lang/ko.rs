@@ -7,7 +7,7 @@ use crate::gates::patterns::Pat::{Joined, Lit, Near, Opening};
 /// The Korean table.
 pub const TABLE: LangTable = LangTable {
     code: "ko",
-    markers: crate::keywords::AUDIT_MARKERS_KO,
+    markers: super::AUDIT_MARKERS_KO,
     marker_nouns: &[],
     marker_owners: &["내부", "외부", "제3자", "정기", "연례"],
     // "안 했", "못 했" put the negation before the verb; "하지 않", "지

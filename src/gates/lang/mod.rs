@@ -112,25 +112,6 @@ pub struct GroundedTable {
     pub hedges: &'static [&'static str],
 }
 
-impl GroundedTable {
-    /// The words that name a check of `kind`.
-    pub(crate) fn kind_words(
-        &self,
-        kind: super::grounded::CheckKind,
-    ) -> &'static [&'static str] {
-        use super::grounded::CheckKind as K;
-        match kind {
-            K::Test => self.test,
-            K::Build => self.build,
-            K::Lint => self.lint,
-            K::Search => self.search,
-            K::Request => self.request,
-            K::Read => self.read,
-            K::Run => self.run,
-        }
-    }
-}
-
 /// The phrases of plain-language audits in one language: see
 /// [`crate::gates::plain`].
 #[derive(Debug)]
@@ -297,13 +278,102 @@ pub struct PlainTable {
 /// Every table, in a fixed order.
 pub const ALL: &[&LangTable] = &[&ja::TABLE, &en::TABLE, &ko::TABLE];
 
+/// The seed's seven Japanese audit markers.
+///
+/// `セルフ監査` comes before `監査`, which it contains, so that a match
+/// reports the longer, more specific marker.
+pub const AUDIT_MARKERS_JA: &[&str] = &[
+    "セルフ監査",
+    "監査",
+    "潰した",
+    "既に堅牢",
+    "あえて見送り",
+    "三層",
+    "予測できる不具合",
+];
+
+/// English equivalents of the audit markers.
+///
+/// Match them case-insensitively: see
+/// [`KeywordSetBuilder::ascii_case_insensitive`](crate::KeywordSetBuilder::ascii_case_insensitive).
+pub const AUDIT_MARKERS_EN: &[&str] = &[
+    "self-audit",
+    "self audit",
+    "audit:",
+    "audit：",
+    "audit —",
+    "audit –",
+    "audit -",
+    "audit—",
+    "audited",
+    "killed it:",
+    "already robust",
+    "deliberately deferred",
+    "deliberately skipped",
+    "three layers",
+    "three-layer",
+    "predictable failure",
+    "foreseeable bug",
+];
+
+/// Korean equivalents of the audit markers.
+pub const AUDIT_MARKERS_KO: &[&str] = &[
+    "셀프 감사",
+    "자체 감사",
+    "감사:",
+    "감사：",
+    "감사 —",
+    "감사 –",
+    "감사 -",
+    "감사 결과",
+    "감사 완료",
+    "감사해 봤",
+    "잡았다",
+    "이미 견고",
+    "의도적으로 보류",
+    "삼중",
+    "예측 가능한 결함",
+];
+
 /// The table for a language code.
 pub fn table(code: &str) -> Option<&'static LangTable> {
     ALL.iter().copied().find(|t| t.code == code)
 }
 
-/// Every language's code, in the order of [`ALL`]: the one list of the
-/// languages stopgate knows.
+/// Every language's code, in the order of [`ALL`]: the list the
+/// configuration accepts ([`LANGUAGES`](crate::config::LANGUAGES)), which a
+/// test holds to these tables.
+#[cfg(test)]
 pub fn codes() -> impl Iterator<Item = &'static str> {
     ALL.iter().map(|t| t.code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AUDIT_MARKERS_EN, AUDIT_MARKERS_JA, AUDIT_MARKERS_KO};
+
+    #[test]
+    fn the_configuration_accepts_exactly_the_languages_with_a_table() {
+        let codes: Vec<&str> = super::codes().collect();
+        assert_eq!(codes, crate::config::LANGUAGES);
+    }
+
+    #[test]
+    fn presets_build_and_match() {
+        let ja = crate::KeywordSet::new(AUDIT_MARKERS_JA).unwrap();
+        assert_eq!(
+            ja.matched("セルフ監査: 境界を潰した"),
+            vec!["セルフ監査", "潰した"]
+        );
+        let en = crate::KeywordSet::builder()
+            .ascii_case_insensitive(true)
+            .build(AUDIT_MARKERS_EN)
+            .unwrap();
+        assert_eq!(
+            en.matched("Self-audit done; Already robust."),
+            vec!["self-audit", "already robust"]
+        );
+        let ko = crate::KeywordSet::new(AUDIT_MARKERS_KO).unwrap();
+        assert!(ko.is_match("셀프 감사: 경계 조건 확인"));
+    }
 }

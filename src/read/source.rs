@@ -321,7 +321,7 @@ impl Transcript {
     /// # Example
     ///
     /// ```no_run
-    /// use stopgate::Transcript;
+    /// use stopgate::read::Transcript;
     ///
     /// # fn main() -> Result<(), stopgate::Error> {
     /// // The last text of the last 64 KiB, or of the first window that
@@ -374,7 +374,7 @@ impl Transcript {
     /// # Example
     ///
     /// ```
-    /// use stopgate::Transcript;
+    /// use stopgate::read::Transcript;
     ///
     /// let t = Transcript::from_bytes(b"{\"type\":\"summary\"}\n".to_vec());
     /// assert_eq!(t.as_bytes().len(), 19);

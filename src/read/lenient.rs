@@ -58,7 +58,7 @@ macro_rules! deserialize_leniently {
             fn deserialize<D: serde::Deserializer<'de>>(
                 d: D,
             ) -> Result<Self, D::Error> {
-                $crate::transcript::lenient::read(d)
+                $crate::read::lenient::read(d)
             }
         }
     )+};

@@ -264,14 +264,14 @@ pub(super) fn push(
                 None => Value::Null,
             };
             builder.note(timestamp);
-            builder.tool(ToolCall::new(id, name, &input, pos.offset, 0));
+            builder.tool(ToolCall::of_json(id, name, &input, pos.offset, 0));
         }
         "custom_tool_call" => {
             let name = payload.name.as_deref()?;
             let input = payload.input.unwrap_or(Value::Null);
             let input = serde_json::json!({ "command": input });
             builder.note(timestamp);
-            builder.tool(ToolCall::new(id, name, &input, pos.offset, 0));
+            builder.tool(ToolCall::of_json(id, name, &input, pos.offset, 0));
         }
         "local_shell_call" => {
             let command = payload
@@ -282,7 +282,7 @@ pub(super) fn push(
                 .unwrap_or(Value::Null);
             let input = serde_json::json!({ "command": command });
             builder.note(timestamp);
-            builder.tool(ToolCall::new(
+            builder.tool(ToolCall::of_json(
                 id,
                 "local_shell",
                 &input,
@@ -465,7 +465,7 @@ mod tests {
     /// `serde_json::Value` and looked up. The oracle of the typed read.
     mod by_value {
         use super::super::*;
-        use crate::transcript::format::content_text;
+        use crate::read::format::content_text;
 
         pub(super) fn push(
             builder: &mut TurnBuilder,
@@ -519,8 +519,9 @@ mod tests {
                         None => args.cloned().unwrap_or(Value::Null),
                     };
                     builder.note(timestamp);
-                    builder
-                        .tool(ToolCall::new(id, name, &input, pos.offset, 0));
+                    builder.tool(ToolCall::of_json(
+                        id, name, &input, pos.offset, 0,
+                    ));
                 }
                 "custom_tool_call" => {
                     let name = payload.get("name").and_then(Value::as_str)?;
@@ -528,8 +529,9 @@ mod tests {
                         payload.get("input").cloned().unwrap_or(Value::Null);
                     let input = serde_json::json!({ "command": input });
                     builder.note(timestamp);
-                    builder
-                        .tool(ToolCall::new(id, name, &input, pos.offset, 0));
+                    builder.tool(ToolCall::of_json(
+                        id, name, &input, pos.offset, 0,
+                    ));
                 }
                 "local_shell_call" => {
                     let command = payload
@@ -539,7 +541,7 @@ mod tests {
                         .unwrap_or(Value::Null);
                     let input = serde_json::json!({ "command": command });
                     builder.note(timestamp);
-                    builder.tool(ToolCall::new(
+                    builder.tool(ToolCall::of_json(
                         id,
                         "local_shell",
                         &input,
@@ -591,7 +593,7 @@ mod tests {
     /// Reads `lines` typed and by value, every line (no fast path); the
     /// turns, and the walk back's reading of each line, must agree.
     fn assert_readings_agree(lines: &[&[u8]], what: &str) {
-        use crate::transcript::Chain;
+        use crate::read::Chain;
         let mut typed = TurnBuilder::numbered_from(Chain::Main, 1);
         let mut valued = TurnBuilder::numbered_from(Chain::Main, 1);
         let (mut got, mut want) = (vec![], vec![]);
@@ -665,11 +667,9 @@ mod tests {
     #[test]
     fn typed_rollouts_read_as_parsed_values_on_every_rollout() {
         let mut rollouts = 0;
-        for path in crate::transcript::fixture_and_corpus_files() {
+        for path in crate::read::fixture_and_corpus_files() {
             let bytes = std::fs::read(&path).unwrap();
-            if crate::transcript::Format::of(&bytes)
-                != crate::transcript::Format::Codex
-            {
+            if crate::read::Format::of(&bytes) != crate::read::Format::Codex {
                 continue;
             }
             let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();

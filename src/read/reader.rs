@@ -22,7 +22,7 @@ use super::gemini::{self, Replay};
 use super::record::RecordParser;
 use super::sniff::quick_type;
 use super::turn::{Chain, LinePos, Need, Turn, TurnBuilder, Want};
-use crate::transcript::safe_id;
+use crate::read::safe_id;
 
 /// Reads one transcript's lines, in file order, into turns.
 #[derive(Debug)]
@@ -352,9 +352,9 @@ impl Held {
 mod turn_reader_example {
     #[test]
     fn turn_reader() {
-        use crate::transcript::reader::TurnReader;
-        use crate::transcript::turn::{Chain, LinePos};
-        use crate::transcript::Format;
+        use crate::read::reader::TurnReader;
+        use crate::read::turn::{Chain, LinePos};
+        use crate::read::Format;
 
         let rollout = [
             r#"{"type":"session_meta","payload":{"id":"s1","cwd":"/w","source":"cli"}}"#,
@@ -384,9 +384,9 @@ mod held_lines {
     use proptest::prelude::*;
 
     use super::TurnReader;
-    use crate::transcript::lines::Lines;
-    use crate::transcript::turn::{Chain, LinePos, Turn};
-    use crate::transcript::Format;
+    use crate::read::lines::Lines;
+    use crate::read::turn::{Chain, LinePos, Turn};
+    use crate::read::Format;
 
     /// Every turn of `bytes`, how many corrupt lines were counted, and
     /// how many lines were held back.
@@ -427,7 +427,7 @@ mod held_lines {
 
     #[test]
     fn fixtures_and_corpus() {
-        let files = crate::transcript::fixture_and_corpus_files();
+        let files = crate::read::fixture_and_corpus_files();
         let held: usize = files
             .iter()
             .map(|p| {

@@ -124,7 +124,7 @@ impl Transcript {
     /// # Example
     ///
     /// ```
-    /// use stopgate::Transcript;
+    /// use stopgate::read::Transcript;
     ///
     /// let jsonl = concat!(
     ///     r#"{"type":"user","message":{"role":"user","content":"fix it"}}"#, "\n",
@@ -285,7 +285,7 @@ impl Transcript {
     /// # Example
     ///
     /// ```
-    /// use stopgate::Transcript;
+    /// use stopgate::read::Transcript;
     ///
     /// let t = Transcript::from_bytes(b"{\"type\":\"user\"}\n".to_vec());
     /// assert!(t.looks_like_transcript());

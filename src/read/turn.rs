@@ -54,7 +54,9 @@ use super::reader::TurnReader;
 use super::record::{Block, Content, Record, RecordParser, RecordType};
 use super::sniff::{quick_type, skip_ws, tail_type, Needle};
 use super::source::Transcript;
-use crate::changes::{ChangeReason, ShellInput, EDIT_TOOLS, SHELL_TOOLS};
+use crate::changes::{
+    ChangeReason, CommandField, ShellInput, EDIT_TOOLS, SHELL_TOOLS,
+};
 
 /// Prefixes of user lines that wrap command output rather than a prompt.
 const OUTPUT_WRAPPERS: &[&str] = &[
@@ -631,23 +633,47 @@ fn tool_name(name: &str) -> Cow<'static, str> {
 
 impl ToolCall {
     /// A tool use, judged once by the rule table
-    /// ([`tool_changes_files`](crate::tool_changes_files)). `offset` (its
-    /// line's) and `block` (its index in the line's content) place it in
-    /// the file, which keys a tool use without an id.
+    /// ([`tool_changes_files`](crate::read::tool_changes_files)).
+    /// `command` is the shell command of a tool that runs one (`Bash`; it
+    /// is ignored for other tools). `offset` (its line's) and `block` (its
+    /// index in the line's content) place it in the file, which keys a
+    /// tool use without an id.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use stopgate::read::ToolCall;
+    ///
+    /// let edit = ToolCall::new(Some("t1"), "Edit", None, 0, 0);
+    /// let grep = ToolCall::new(Some("t2"), "Bash", Some("grep -i todo f"), 0, 1);
+    /// assert!(edit.change().is_some());
+    /// assert!(grep.change().is_none() && grep.runs_command());
+    /// ```
     pub fn new(
+        id: Option<&str>,
+        name: &str,
+        command: Option<&str>,
+        offset: u64,
+        block: usize,
+    ) -> ToolCall {
+        let input = ShellInput {
+            command: command.map_or(CommandField::Absent, CommandField::Text),
+            ..ShellInput::default()
+        };
+        ToolCall::from_input(id, name, &input, offset, block)
+    }
+
+    /// [`ToolCall::new`], from a tool's JSON input (Codex CLI's and
+    /// Gemini CLI's records).
+    pub(crate) fn of_json(
         id: Option<&str>,
         name: &str,
         input: &serde_json::Value,
         offset: u64,
         block: usize,
     ) -> ToolCall {
-        ToolCall::from_input(
-            id,
-            name,
-            &ShellInput::of_value(input),
-            offset,
-            block,
-        )
+        let input = ShellInput::of_value(input);
+        ToolCall::from_input(id, name, &input, offset, block)
     }
 
     /// [`ToolCall::new`], from the fields of the input the rules read.
@@ -728,6 +754,16 @@ impl ToolCall {
     pub fn runs_command(&self) -> bool {
         crate::changes::SHELL_TOOLS.contains(&&*self.name)
     }
+}
+
+/// The index of the last tool use in `uses` that changes files.
+///
+/// The hook keys "this change was already audited" on it, the hollow-audit
+/// gate looks for verification after it, and the archive scanner marks a
+/// turn as changed when there is one.
+#[cfg(feature = "judge")]
+pub(crate) fn last_change(uses: &[ToolCall]) -> Option<usize> {
+    uses.iter().rposition(|u| u.change().is_some())
 }
 
 /// Whether a record is shaped like a prompt a human typed: a `user` line
@@ -1495,8 +1531,8 @@ impl Transcript {
     /// # Example
     ///
     /// ```
-    /// use stopgate::Chain;
-    /// use stopgate::Transcript;
+    /// use stopgate::read::Chain;
+    /// use stopgate::read::Transcript;
     ///
     /// let jsonl = concat!(
     ///     r#"{"type":"user","message":{"content":"add a test"}}"#, "\n",
@@ -1712,8 +1748,8 @@ fn line_start_after(bytes: &[u8], at: usize) -> usize {
 mod turn_builder_example {
     #[test]
     fn turn_builder() {
-        use crate::transcript::record::RecordParser;
-        use crate::transcript::turn::{Chain, LinePos, TurnBuilder};
+        use crate::read::record::RecordParser;
+        use crate::read::turn::{Chain, LinePos, TurnBuilder};
 
         let lines = [
             r#"{"type":"user","message":{"content":"add a test"}}"#,
@@ -1779,7 +1815,7 @@ mod failed_result_tests {
 mod safe_id_example {
     #[test]
     fn safe_id() {
-        use crate::transcript::turn::safe_id;
+        use crate::read::turn::safe_id;
 
         assert_eq!(safe_id("3f2a-b.c_d"), Some("3f2a-b.c_d"));
         assert_eq!(safe_id("../../x"), None);
@@ -1811,7 +1847,7 @@ mod subagent_tests {
 
     #[test]
     fn skipping_lines_without_tool_uses_finds_the_same_changes() {
-        let files = crate::transcript::fixture_and_corpus_files();
+        let files = crate::read::fixture_and_corpus_files();
         assert!(files.len() > 20, "{} files", files.len());
         let mut changes = 0;
         for path in &files {
@@ -1862,12 +1898,12 @@ mod tool_call_tests {
 
     #[test]
     fn ids_and_keys() {
-        let input = serde_json::json!({"command": "rm a"});
-        let given = ToolCall::new(Some("t1"), "Bash", &input, 7, 0);
+        let input = Some("rm a");
+        let given = ToolCall::new(Some("t1"), "Bash", input, 7, 0);
         assert_eq!((given.id(), given.key()), (Some("t1"), "t1"));
-        let empty = ToolCall::new(Some(""), "Bash", &input, 7, 1);
+        let empty = ToolCall::new(Some(""), "Bash", input, 7, 1);
         assert_eq!((empty.id(), empty.key()), (Some(""), "noid:7:1"));
-        let absent = ToolCall::new(None, "Bash", &input, 8, 0);
+        let absent = ToolCall::new(None, "Bash", input, 8, 0);
         assert_eq!((absent.id(), absent.key()), (None, "noid:8:0"));
         assert_ne!(empty, absent);
         assert_eq!(given.command(), Some("rm a"));
@@ -1876,14 +1912,14 @@ mod tool_call_tests {
 
     #[test]
     fn names_known_or_not() {
-        let input = serde_json::json!({});
+        let input = None;
         for name in ["Write", "Read", "mcp__db__query", "", "bash"] {
-            let call = ToolCall::new(None, name, &input, 0, 0);
+            let call = ToolCall::new(None, name, input, 0, 0);
             assert_eq!(call.name(), name);
         }
-        let call = ToolCall::new(None, "Write", &input, 0, 0);
+        let call = ToolCall::new(None, "Write", input, 0, 0);
         assert!(matches!(call.name, Cow::Borrowed(_)));
-        let call = ToolCall::new(None, "mcp__db__query", &input, 0, 0);
+        let call = ToolCall::new(None, "mcp__db__query", input, 0, 0);
         assert!(matches!(call.name, Cow::Owned(_)));
     }
 }

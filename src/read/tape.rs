@@ -213,7 +213,7 @@ mod tests {
     use simd_json::Tape;
 
     use super::TapeDe;
-    use crate::transcript::record::Record;
+    use crate::read::record::Record;
 
     /// The record a line gives through [`TapeDe`] and through simd-json's
     /// own deserializer, as `Debug` text (`None`: no record); `None` for
@@ -233,7 +233,7 @@ mod tests {
     #[test]
     fn agrees_with_simd_json_on_every_real_line() {
         let mut lines = 0;
-        for path in crate::transcript::fixture_and_corpus_files() {
+        for path in crate::read::fixture_and_corpus_files() {
             let bytes = std::fs::read(&path).unwrap();
             for line in bytes.split(|&b| b == b'\n') {
                 if let Some((ours, theirs)) = both_ways(line) {

@@ -272,7 +272,7 @@ mod carry_tests {
     use std::path::Path;
 
     use super::*;
-    use crate::transcript::turn::TurnKind;
+    use crate::read::turn::TurnKind;
 
     fn prompt(text: &str) -> String {
         format!(

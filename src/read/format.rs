@@ -73,7 +73,7 @@ impl Format {
     /// # Example
     ///
     /// ```
-    /// use stopgate::Format;
+    /// use stopgate::read::Format;
     ///
     /// let codex = br#"{"timestamp":"t","type":"session_meta","payload":{}}"#;
     /// assert_eq!(Format::of(codex), Format::Codex);
@@ -513,7 +513,7 @@ mod tests {
         std::thread::spawn(move || {
             used();
             assert_eq!(capacity(), 0, "not recycling");
-            crate::transcript::record::recycle_parsers();
+            crate::read::record::recycle_parsers();
             used();
             assert!(capacity() >= line.len(), "recycled");
             let long = format!(r#"{{"a":"{}"}}"#, "x".repeat(100 << 10));

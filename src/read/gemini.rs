@@ -424,7 +424,7 @@ fn reduce(kind: &str, r: Record, pos: LinePos) -> MsgKind {
                 .filter_map(|(i, c)| {
                     let args = c.args.as_ref().unwrap_or(&Value::Null);
                     let name = c.name.as_deref()?;
-                    Some(ToolCall::new(
+                    Some(ToolCall::of_json(
                         c.id.as_deref(),
                         name,
                         args,
@@ -442,7 +442,7 @@ fn reduce(kind: &str, r: Record, pos: LinePos) -> MsgKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::Chain;
+    use crate::read::Chain;
 
     fn replay(lines: &[&str]) -> Vec<Turn> {
         let mut r = Replay::default();
@@ -462,7 +462,7 @@ mod tests {
     /// `serde_json::Value` and looked up. The oracle of the typed read.
     mod by_value {
         use super::super::*;
-        use crate::transcript::format::content_text;
+        use crate::read::format::content_text;
 
         pub(super) fn push(r: &mut Replay, v: &Value, pos: LinePos) {
             if let Some(set) = v.get("$set") {
@@ -572,7 +572,7 @@ mod tests {
                                         c.get("id").and_then(Value::as_str);
                                     let args =
                                         c.get("args").unwrap_or(&Value::Null);
-                                    Some(ToolCall::new(
+                                    Some(ToolCall::of_json(
                                         id, name, args, pos.offset, i,
                                     ))
                                 })
@@ -658,11 +658,9 @@ mod tests {
     #[test]
     fn typed_records_replay_as_parsed_values_on_every_log() {
         let mut logs = 0;
-        for path in crate::transcript::fixture_and_corpus_files() {
+        for path in crate::read::fixture_and_corpus_files() {
             let bytes = std::fs::read(&path).unwrap();
-            if crate::transcript::Format::of(&bytes)
-                != crate::transcript::Format::Gemini
-            {
+            if crate::read::Format::of(&bytes) != crate::read::Format::Gemini {
                 continue;
             }
             let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();

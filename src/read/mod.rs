@@ -1,19 +1,28 @@
-//! The scanner core: bytes, lines, records and the current turn.
+//! The read layer: bytes, lines, records and turns, and no policy.
 //!
-//! Each layer is one file, and data flows one way through them:
+//! A Stop hook runs on every turn of a session that grows for hours, so
+//! this layer answers its questions from the bytes each answer needs, and
+//! a 1 GB transcript costs what a 1 KB one does. Data flows one way through
+//! its files:
 //!
-//! * [`source`](Transcript): a transcript's bytes, memory-mapped or read;
-//! * [`Lines`] / [`RevLines`]: line iteration with the truncated-tail rule;
-//! * [`Record`]: a lenient, borrowed, lazily parsed view of one line;
-//! * the queries ([`Transcript::final_assistant_text`],
-//!   [`Transcript::entrypoint`]) and the [`Turn`].
+//! * `source.rs`: a transcript's bytes, memory-mapped or read
+//!   ([`Transcript`]);
+//! * `lines.rs`: line iteration, forward and backward, with the
+//!   truncated-tail rule;
+//! * `record.rs`: a lenient, borrowed, lazily parsed view of one line;
+//! * `query.rs`: the queries ([`Transcript::final_assistant_text`],
+//!   [`Transcript::entrypoint`]);
+//! * `turn.rs`: the turn model ([`Turn`], [`ToolCall`]) and the builder of
+//!   a Claude Code turn; `codex.rs` and `gemini.rs` read Codex CLI rollouts
+//!   and Gemini CLI chat logs into the same model.
 //!
-//! Codex CLI rollouts and Gemini CLI chat logs (`codex.rs`, `gemini.rs`)
-//! are read into the same turn model, through typed reads that take only
-//! the keys they need and are as lenient as a parsed value (`lenient.rs`).
+//! A turn's tool uses say whether they changed files ([`ToolCall::change`]):
+//! the reader asks the one rule table ([`tool_changes_files`]) as it goes,
+//! because it keeps only what a changing tool use needs, and carries an
+//! interrupted turn's changes to the next.
 //!
-//! Nothing here knows about hooks, settings files or the command line, so
-//! another tool can link this module alone.
+//! Nothing here knows about configs, gates, hooks, settings files or the
+//! command line, so another tool can link this module alone.
 
 mod codex;
 mod format;
@@ -27,10 +36,10 @@ mod record;
 mod sniff;
 mod source;
 mod tape;
-mod turn;
+pub(crate) mod turn;
 
 pub use self::format::Format;
-pub(crate) use self::late::is_subagent_file;
+pub use self::late::is_subagent_file;
 pub use self::query::{FinalMessage, FinalText};
 #[cfg(feature = "archive")]
 pub(crate) use self::source::open_regular;
@@ -38,14 +47,16 @@ pub use self::source::Transcript;
 #[cfg(all(test, feature = "hook"))]
 pub(crate) use self::turn::UNGUARDED_PREFIX;
 pub use self::turn::{Chain, Prompt, StopBlocks, ToolCall, Turn, TurnKind};
+pub use crate::changes::{tool_changes_files, ChangeReason};
 
+#[cfg(feature = "judge")]
+pub(crate) use self::turn::last_change;
+pub(crate) use self::turn::safe_id;
 #[cfg(feature = "archive")]
 pub(crate) use self::{
     format::PROBE_LINES, late::LateWork, query::HeadEntrypoint,
     reader::TurnReader, record::recycle_parsers, turn::LinePos,
 };
-// Public, for the hook module's re-export.
-pub use self::turn::safe_id;
 
 #[cfg(feature = "internals")]
 pub use self::{
