@@ -24,7 +24,8 @@ use crate::read::TurnKind;
 
 use super::grounded::{checks_in, Grounding};
 use super::patterns::PatternSet;
-use super::plain::{paragraph, PlainAudit};
+use super::plain_audit::PlainAudit;
+use super::sentence::paragraph;
 use super::sentence::sentence_bounds;
 use super::Facts;
 

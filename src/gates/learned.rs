@@ -381,7 +381,7 @@ pub(crate) enum Reading {
     /// The text audits, whatever the grammar reads.
     Audit,
     /// The text audits only if the grammar finds a check told outright
-    /// in it ([`Grounds::Told`](super::plain::Grounds::Told)).
+    /// in it ([`Grounds::Told`](super::plain_audit::Grounds::Told)).
     GrammarDecides,
     /// The model is sure the text holds no audit: it overrules the
     /// grammar, which need not be asked.

@@ -26,6 +26,7 @@ mod outcome;
 mod ownership;
 mod patterns;
 mod plain;
+mod plain_audit;
 mod reverify;
 mod sentence;
 mod shown;
@@ -41,7 +42,7 @@ use self::reverify::ReverifyPatterns;
 
 use self::audit::AuditMatcher;
 pub use self::audit::AuditStatus;
-pub use self::plain::PlainAudit;
+pub use self::plain_audit::PlainAudit;
 
 /// How much of a final text the gates judge: its last 64 KiB (less up to
 /// three bytes, to start on a character). Every constructor of [`Facts`]

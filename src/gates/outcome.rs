@@ -68,16 +68,77 @@ use std::ops::Range;
 
 use super::lang::{LangTable, PlainTable};
 use super::patterns::LazyKeywords;
-use super::plain::{
-    clauses, closes_with_ss, ends_in_past, is_question, next_sentence_at,
-    paragraph, Grounds, PlainAudit, PlainAudits,
-};
+use super::plain_audit::{Grounds, PlainAudit};
 use super::sentence::{
-    floor_boundary, inside_quotation, is_word_at, quotation_at,
+    clauses, closes_with_ss, ends_in_past, floor_boundary, inside_quotation,
+    is_question, is_word_at, next_sentence_at, paragraph, quotation_at,
     sentence_bounds_within, sentences_within, strip_note,
 };
 use super::shown;
 use crate::error::Error;
+
+/// What the outcome reading asks of the plain-language grammar: the
+/// referent a finding names, and the words that take a finding's weight
+/// away (a guess, a document read, another's check, a summary's heading).
+///
+/// The grammar ([`PlainAudits`](super::plain::PlainAudits)) holds those
+/// words and asks this reading for the shapes of an outcome, so the
+/// reading asks the grammar back through this trait, and neither file
+/// imports the other both ways.
+pub(crate) trait PlainWords {
+    /// The start of `s` up to its paragraph's end, or to the first
+    /// sentence after its first that tells a change: what a statement of
+    /// checking found is told after it, and a change told after it is
+    /// other work ("I tried it locally. Raised the limit to 50 MB.").
+    fn until_change<'t>(&self, s: &'t str) -> &'t str;
+
+    /// The referent of the first sentence of `s` that names one and is
+    /// no Japanese or Korean request, plan or expectation: "**확인 방법:**
+    /// 서버를 20초 멈춰 보세요" names what the reader is to do. (Those end
+    /// on their hedge; an English one may weigh a risk in the middle:
+    /// "Impact: … so no client should break".)
+    fn sure_referent(&self, s: &str) -> Option<String>;
+
+    /// Whether `sentence` tells a finding as a guess ("look like",
+    /// "なさそう", "괜찮아 보입니다").
+    fn guessed(&self, sentence: &str) -> bool;
+
+    /// Whether `sentence` says the work is unverified ("so it's
+    /// unverified", "未検証"), whatever it tried.
+    fn unverified(&self, sentence: &str) -> bool;
+
+    /// Whether `sentence` tells a check by reading alone: a document named
+    /// as the proof, the code read ("walked through the code path"), or
+    /// words of reading ("…のドキュメントを読み込んで、…ことを確認しました")
+    /// with no number or code to show for it.
+    fn read_not_seen(&self, sentence: &str) -> bool;
+
+    /// Whether `head`, a sentence up to some byte of it, opens with a
+    /// short heading (three words and 24 characters at most) that
+    /// introduces a summary or a fix ("Summary: the handler verifies …",
+    /// "まとめ：…で検証し"): what follows the colon tells the work.
+    fn summary_heading(&self, head: &str) -> bool;
+
+    /// Whether `sentence` names a document, a custom or a request as what
+    /// shows a behaviour ("as the guidelines say", "as requested"): the
+    /// code it shows is what the document asks for ("it uses
+    /// `word-break: keep-all`, which is the recommended setting").
+    fn sourced(&self, sentence: &str) -> bool;
+
+    /// Whether `sentence` tells a check that another made ("1 年という
+    /// 期間は法務に確認済みです"): what it vouches for was not seen by the
+    /// agent.
+    fn others_check(&self, sentence: &str) -> bool;
+
+    /// Whether a heading's body says there is nothing ("none", "なし").
+    fn is_empty(&self, body: &str) -> bool;
+
+    /// A specific referent in `s`, if any: one of
+    /// [`PlainAudits::strict_referent`], a name ("Esc", "Excel", "Tab
+    /// は"), which names a thing a check touched, or a count in words
+    /// ("three test users", "三人", "세 명").
+    fn referent(&self, s: &str) -> Option<String>;
+}
 
 /// How far either way of a byte its sentence is looked for, in bytes: a
 /// Japanese sentence of 150 characters takes 450.
@@ -204,7 +265,7 @@ impl Outcomes {
     pub(crate) fn find(
         &self,
         text: &str,
-        plain: &PlainAudits,
+        plain: &dyn PlainWords,
         grounds: Grounds,
     ) -> Option<PlainAudit> {
         let shown =
@@ -366,7 +427,7 @@ impl Outcomes {
         &self,
         text: &str,
         hits: &Hits,
-        plain: &PlainAudits,
+        plain: &dyn PlainWords,
     ) -> Option<PlainAudit> {
         for (colon, c) in
             text.match_indices([':', '：']).map(|(i, c)| (i, c.len()))
@@ -653,7 +714,7 @@ impl Outcomes {
         &self,
         text: &str,
         hits: &Hits,
-        plain: &PlainAudits,
+        plain: &dyn PlainWords,
     ) -> Option<PlainAudit> {
         // Nothing to find without a word of a try, a command, an arrow or
         // a Korean "when I did", or without a word of an outcome, a
@@ -768,7 +829,7 @@ impl Outcomes {
         &self,
         text: &str,
         hits: &Hits,
-        plain: &PlainAudits,
+        plain: &dyn PlainWords,
     ) -> Option<PlainAudit> {
         for mark in hits.hits.iter().filter(|h| h.list == List::Then) {
             let (start, end) =
@@ -826,7 +887,7 @@ impl Outcomes {
         &self,
         text: &str,
         hits: &Hits,
-        plain: &PlainAudits,
+        plain: &dyn PlainWords,
     ) -> Option<PlainAudit> {
         if !hits.hits.iter().any(|h| h.list == List::Outcome) {
             return None;
@@ -872,7 +933,7 @@ impl Outcomes {
         &self,
         text: &str,
         hits: &Hits,
-        plain: &PlainAudits,
+        plain: &dyn PlainWords,
         span: Range<usize>,
     ) -> bool {
         let sentence = &text[span.clone()];
@@ -918,7 +979,7 @@ impl Outcomes {
         &self,
         text: &str,
         hits: &Hits,
-        plain: &PlainAudits,
+        plain: &dyn PlainWords,
         span: Range<usize>,
     ) -> bool {
         let sentence = &text[span.clone()];

@@ -44,13 +44,18 @@
 use std::borrow::Cow;
 
 use super::lang::LangTable;
-use super::outcome::{hygiene_list, hygiene_only, AfterAct, Outcomes};
+use super::outcome::{
+    hygiene_list, hygiene_only, AfterAct, Outcomes, PlainWords,
+};
 use super::patterns::{
     holds, leads_to_result, longest_first, LazyKeywords, PatternSet,
 };
+use super::plain_audit::{Grounds, PlainAudit};
 use super::sentence::{
-    ends_sentence, floor_boundary, is_word_at, sentence_bounds_within,
-    sentence_end_within, sentences_within, strip_note, without_notes, QUOTES,
+    ends_in_past, ends_sentence, floor_boundary, is_past_syllable,
+    is_question, is_word_at, next_sentence_at, paragraph,
+    sentence_bounds_within, sentence_end_within, sentences_within,
+    without_notes, CLAUSE_WITHIN, CONTRASTS, QUOTES,
 };
 use crate::error::Error;
 use crate::keywords::{KeywordMatch, KeywordSet};
@@ -62,14 +67,6 @@ const COLON_WITHIN: usize = 48;
 /// in bytes: longer than any of them.
 const VOID_WITHIN: usize = 32;
 
-/// How much of the paragraph after a lead is searched for a referent.
-const REFERENT_WITHIN: usize = 600;
-
-/// How far a lead's clause is looked at either way of it, in bytes: every
-/// lead costs at most this much, so a text of thousands of leads is still
-/// judged in linear time.
-const CLAUSE_WITHIN: usize = 240;
-
 /// Commands that name how something was checked. English verbs that are
 /// also commands ("make", "mix") name one only in a code span.
 const COMMANDS: &[&str] = &[
@@ -77,67 +74,6 @@ const COMMANDS: &[&str] = &[
     "curl", "git", "jest", "vitest", "rspec", "gradle", "mvn", "dotnet",
     "ctest", "tox",
 ];
-
-/// A plain-language audit found in a text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlainAudit {
-    /// The lead, as written in the table ("edge cases", "確認しました").
-    pub(crate) lead: String,
-    /// The referent that makes it specific, as found in the text.
-    pub(crate) referent: String,
-    /// The lead's byte range in the text.
-    pub(crate) span: std::ops::Range<usize>,
-}
-
-/// What a reading of the grammar may rest on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Grounds {
-    /// Every form: besides what [`Grounds::Told`] reads, the shapes of a
-    /// check's outcome in [`outcome`](super::outcome) (a try and what came
-    /// of it, a measurement, a contrast of then and now, a topic heading
-    /// with a finding, a case beside its result).
-    Any,
-    /// Only a check told outright: a statement or an act of checking
-    /// ("Verified …", "Ran …", "確認しました"), or a run or a table of
-    /// results [`shown`](super::shown). A design described with its
-    /// numbers has the shapes of an outcome ("Uploads over 25 MB are
-    /// refused with a 413", "アーカイブすると…復元されます"), so those
-    /// alone do not tell a check when the learned judge doubts one.
-    Told,
-}
-
-impl PlainAudit {
-    /// An audit that only the learned model found: no lead, no referent,
-    /// and the empty span at the text's start.
-    pub(crate) fn learned() -> PlainAudit {
-        PlainAudit { lead: String::new(), referent: String::new(), span: 0..0 }
-    }
-
-    /// Whether only the learned model found this audit, so that it has no
-    /// lead: the whole text is the audit.
-    pub fn is_learned(&self) -> bool {
-        self.lead.is_empty()
-    }
-
-    /// The lead that names what was checked, as written in the pattern
-    /// table ("edge cases", "確認しました", "위험"); empty when only the
-    /// learned model found the audit.
-    pub fn lead(&self) -> &str {
-        &self.lead
-    }
-
-    /// The specific referent after the lead, as found in the text: an
-    /// identifier, a path, a number, a command or a named failure mode;
-    /// empty when only the learned model found the audit.
-    pub fn referent(&self) -> &str {
-        &self.referent
-    }
-
-    /// The lead's byte range in the judged text.
-    pub fn span(&self) -> std::ops::Range<usize> {
-        self.span.clone()
-    }
-}
 
 /// How a lead is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -419,34 +355,6 @@ impl PlainAudits {
         self.find_act(text).or_else(|| self.outcomes.find(text, self, grounds))
     }
 
-    /// The start of `s` up to its paragraph's end, or to the first
-    /// sentence after its first that tells a change: what a statement of
-    /// checking found is told after it, and a change told after it is
-    /// other work ("I tried it locally. Raised the limit to 50 MB.").
-    pub(crate) fn until_change<'t>(&self, s: &'t str) -> &'t str {
-        let s = paragraph(s);
-        let mut end = 0;
-        for (i, sentence) in sentences_within(s, s.len()).enumerate() {
-            if i > 0 && self.outcomes.tells_change(&s[sentence.clone()]) {
-                break;
-            }
-            end = sentence.end;
-        }
-        &s[..end]
-    }
-
-    /// The referent of the first sentence of `s` that names one and is
-    /// no Japanese or Korean request, plan or expectation: "**확인 방법:**
-    /// 서버를 20초 멈춰 보세요" names what the reader is to do. (Those end
-    /// on their hedge; an English one may weigh a risk in the middle:
-    /// "Impact: … so no client should break".)
-    pub(crate) fn sure_referent(&self, s: &str) -> Option<String> {
-        sentences_within(s, s.len())
-            .map(|r| &s[r])
-            .filter(|t| t.is_ascii() || !self.outcomes.unsure_statement(t))
-            .find_map(|t| self.referent(t))
-    }
-
     /// The referent of the first line of `list` that names one, passing
     /// over green runs ("1. `npm run build` ✔"): they tell no check.
     fn list_referent(&self, list: &str) -> Option<String> {
@@ -475,20 +383,6 @@ impl PlainAudits {
             told.lends_nothing = true;
         }
         told
-    }
-
-    /// Whether `sentence` tells a finding as a guess ("look like",
-    /// "なさそう", "괜찮아 보입니다").
-    pub(crate) fn guessed(&self, sentence: &str) -> bool {
-        let lower = sentence.to_lowercase();
-        self.guesses.iter().any(|g| lower.contains(g))
-    }
-
-    /// Whether `sentence` says the work is unverified ("so it's
-    /// unverified", "未検証"), whatever it tried.
-    pub(crate) fn unverified(&self, sentence: &str) -> bool {
-        let lower = sentence.to_lowercase();
-        self.acts.iter().any(|a| a.set.unverified(&lower))
     }
 
     /// Whether the act or statement at `span` reports a check the agent
@@ -536,40 +430,6 @@ impl PlainAudits {
             || self.reads_code_noun(lower)
     }
 
-    /// Whether `sentence` tells a check by reading alone: a document named
-    /// as the proof, the code read ("walked through the code path"), or
-    /// words of reading ("…のドキュメントを読み込んで、…ことを確認しました")
-    /// with no number or code to show for it.
-    pub(crate) fn read_not_seen(&self, sentence: &str) -> bool {
-        let lower = sentence.to_lowercase();
-        // Code or a number is something to show, but not when a document
-        // is named as the proof, nor when it is the code itself, read.
-        if self.sourced_lower(&lower) || self.reads_code_lower(&lower) {
-            return true;
-        }
-        if sentence.bytes().any(|b| b == b'`' || b.is_ascii_digit()) {
-            return false;
-        }
-        self.hearsay.iter().any(|w| holds(&lower, w))
-    }
-
-    /// Whether `head`, a sentence up to some byte of it, opens with a
-    /// short heading (three words and 24 characters at most) that
-    /// introduces a summary or a fix ("Summary: the handler verifies …",
-    /// "まとめ：…で検証し"): what follows the colon tells the work.
-    pub(crate) fn summary_heading(&self, head: &str) -> bool {
-        let Some(colon) = head.find([':', '：']) else {
-            return false;
-        };
-        let heading = head[..colon].trim_start_matches(['#', '*', ' ']);
-        let lower = heading.to_lowercase();
-        // A short heading: a longer one may name a check as well ("Quick
-        // check after the fix:").
-        let short = heading.split_whitespace().count() <= 3
-            && heading.chars().count() <= 24;
-        short && self.summaries.iter().any(|w| holds(&lower, w))
-    }
-
     /// Whether `lower`, a lowercased English sentence, tells a part of the
     /// code or its configuration looked at ("I checked the analyzer
     /// config", "went through the upload handler"): a verb of looking,
@@ -592,14 +452,6 @@ impl PlainAudits {
         })
     }
 
-    /// Whether `sentence` names a document, a custom or a request as what
-    /// shows a behaviour ("as the guidelines say", "as requested"): the
-    /// code it shows is what the document asks for ("it uses
-    /// `word-break: keep-all`, which is the recommended setting").
-    pub(crate) fn sourced(&self, sentence: &str) -> bool {
-        self.sourced_lower(&sentence.to_lowercase())
-    }
-
     /// [`PlainAudits::sourced`] of a sentence already lowercased.
     fn sourced_lower(&self, lower: &str) -> bool {
         self.sources.iter().any(|w| holds(lower, w))
@@ -619,17 +471,6 @@ impl PlainAudits {
                 i < end && start < i + v.len() && is_word_at(&near, i, v.len())
             })
         })
-    }
-
-    /// Whether `sentence` tells a check that another made ("1 年という
-    /// 期間は法務に確認済みです"): what it vouches for was not seen by the
-    /// agent.
-    pub(crate) fn others_check(&self, sentence: &str) -> bool {
-        self.acts
-            .iter()
-            .filter(|a| a.script.in_text(sentence))
-            .flat_map(|a| a.set.spans(sentence))
-            .any(|span| self.by_other(sentence, span))
     }
 
     /// Whether a person other than the agent is named as the subject of
@@ -882,31 +723,6 @@ impl PlainAudits {
             || self.negations_after.iter().any(|n| after.starts_with(n))
     }
 
-    /// Whether a heading's body says there is nothing ("none", "なし").
-    pub(crate) fn is_empty(&self, body: &str) -> bool {
-        let body = body.trim_start().to_ascii_lowercase();
-        let body = body.trim_start_matches(['-', '*', '—', '–', ' ']);
-        self.empty.iter().any(|e| {
-            body.starts_with(e)
-                && (!e.is_ascii()
-                    || body[e.len()..]
-                        .chars()
-                        .next()
-                        .is_none_or(|c| !c.is_ascii_alphanumeric()))
-        })
-    }
-
-    /// A specific referent in `s`, if any: one of
-    /// [`PlainAudits::strict_referent`], a name ("Esc", "Excel", "Tab
-    /// は"), which names a thing a check touched, or a count in words
-    /// ("three test users", "三人", "세 명").
-    pub(crate) fn referent(&self, s: &str) -> Option<String> {
-        self.strict_referent(s)
-            .or_else(|| proper_name(s))
-            .or_else(|| counted(s))
-            .or_else(|| quoted(s))
-    }
-
     /// A referent in `s` as the first seed's contract reads one, for the
     /// hollow gate: an identifier or code span, a file path, a number, a
     /// command or a named failure mode. A name does not make a marker
@@ -936,28 +752,93 @@ impl PlainAudits {
     }
 }
 
-/// What sets a clause against the one before it, for
-/// [`PlainAudits::negated`] and [`clauses`].
-pub(crate) const CONTRASTS: &[&str] =
-    &[" but ", "; ", "が、", "けど、", "지만 ", "지만, "];
-
-/// The clauses of `sentence`, as byte ranges: split where one is set
-/// against the one before ([`CONTRASTS`]).
-pub(crate) fn clauses(sentence: &str) -> Vec<std::ops::Range<usize>> {
-    let mut cuts: Vec<usize> = CONTRASTS
-        .iter()
-        .flat_map(|c| sentence.match_indices(c).map(|(i, c)| i + c.len()))
-        .collect();
-    cuts.sort_unstable();
-    cuts.dedup();
-    let mut out = vec![];
-    let mut start = 0;
-    for cut in cuts {
-        out.push(start..cut);
-        start = cut;
+impl PlainWords for PlainAudits {
+    fn until_change<'t>(&self, s: &'t str) -> &'t str {
+        let s = paragraph(s);
+        let mut end = 0;
+        for (i, sentence) in sentences_within(s, s.len()).enumerate() {
+            if i > 0 && self.outcomes.tells_change(&s[sentence.clone()]) {
+                break;
+            }
+            end = sentence.end;
+        }
+        &s[..end]
     }
-    out.push(start..sentence.len());
-    out
+
+    fn sure_referent(&self, s: &str) -> Option<String> {
+        sentences_within(s, s.len())
+            .map(|r| &s[r])
+            .filter(|t| t.is_ascii() || !self.outcomes.unsure_statement(t))
+            .find_map(|t| self.referent(t))
+    }
+
+    fn guessed(&self, sentence: &str) -> bool {
+        let lower = sentence.to_lowercase();
+        self.guesses.iter().any(|g| lower.contains(g))
+    }
+
+    fn unverified(&self, sentence: &str) -> bool {
+        let lower = sentence.to_lowercase();
+        self.acts.iter().any(|a| a.set.unverified(&lower))
+    }
+
+    fn read_not_seen(&self, sentence: &str) -> bool {
+        let lower = sentence.to_lowercase();
+        // Code or a number is something to show, but not when a document
+        // is named as the proof, nor when it is the code itself, read.
+        if self.sourced_lower(&lower) || self.reads_code_lower(&lower) {
+            return true;
+        }
+        if sentence.bytes().any(|b| b == b'`' || b.is_ascii_digit()) {
+            return false;
+        }
+        self.hearsay.iter().any(|w| holds(&lower, w))
+    }
+
+    fn summary_heading(&self, head: &str) -> bool {
+        let Some(colon) = head.find([':', '：']) else {
+            return false;
+        };
+        let heading = head[..colon].trim_start_matches(['#', '*', ' ']);
+        let lower = heading.to_lowercase();
+        // A short heading: a longer one may name a check as well ("Quick
+        // check after the fix:").
+        let short = heading.split_whitespace().count() <= 3
+            && heading.chars().count() <= 24;
+        short && self.summaries.iter().any(|w| holds(&lower, w))
+    }
+
+    fn sourced(&self, sentence: &str) -> bool {
+        self.sourced_lower(&sentence.to_lowercase())
+    }
+
+    fn others_check(&self, sentence: &str) -> bool {
+        self.acts
+            .iter()
+            .filter(|a| a.script.in_text(sentence))
+            .flat_map(|a| a.set.spans(sentence))
+            .any(|span| self.by_other(sentence, span))
+    }
+
+    fn is_empty(&self, body: &str) -> bool {
+        let body = body.trim_start().to_ascii_lowercase();
+        let body = body.trim_start_matches(['-', '*', '—', '–', ' ']);
+        self.empty.iter().any(|e| {
+            body.starts_with(e)
+                && (!e.is_ascii()
+                    || body[e.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !c.is_ascii_alphanumeric()))
+        })
+    }
+
+    fn referent(&self, s: &str) -> Option<String> {
+        self.strict_referent(s)
+            .or_else(|| proper_name(s))
+            .or_else(|| counted(s))
+            .or_else(|| quoted(s))
+    }
 }
 
 /// A message quoted in `s`, as a text quotes what a screen showed
@@ -1162,26 +1043,6 @@ fn in_english_cause(text: &str, at: usize) -> bool {
         && first.is_some_and(|w| !["i", "we", "i've", "we've"].contains(&w))
 }
 
-/// Whether a Japanese or Korean sentence ends on a past form ("…しました",
-/// "…でした", "…済み"; "…했습니다", "…됐어요"), a note in brackets after
-/// it aside.
-pub(crate) fn ends_in_past(sentence: &str) -> bool {
-    let body = strip_note(sentence.trim_end().trim_end_matches(['。', '.']));
-    if ["た", "済み", "済"].iter().any(|e| body.ends_with(e)) {
-        return true;
-    }
-    // A Korean past is the syllable before the ending closed by ㅆ:
-    // "했습니다", "됐다", "왔어요"; but "있습니다" is a present and
-    // "하겠습니다" a future.
-    let Some(stem) = ["습니다", "어요", "다", "요"]
-        .iter()
-        .find_map(|e| body.strip_suffix(e))
-    else {
-        return false;
-    };
-    stem.chars().next_back().is_some_and(is_past_syllable)
-}
-
 /// Whether a text tells anything in the past, or a state found: a check
 /// is reported so ("바꿨더니 … 나왔습니다", "入れると … 届きました",
 /// "効いています", "Ran the suite: 412 passed"), a design in the present
@@ -1324,47 +1185,10 @@ fn same_word(listed: &str, word: &str) -> bool {
     listed.chars().all(|l| w.next() == Some(l)) && w.next().is_none()
 }
 
-/// Whether `c` is a Korean syllable of the past: closed by ㅆ ("했", "됐",
-/// "었"), but not "있" (a present) nor "겠" (a future).
-fn is_past_syllable(c: char) -> bool {
-    closes_with_ss(c) && !matches!(c, '있' | '겠')
-}
-
-/// Whether `c` is a Hangul syllable whose final consonant is ㅆ, the mark
-/// of the past ("했", "됐", "었").
-pub(crate) fn closes_with_ss(c: char) -> bool {
-    let c = u32::from(c);
-    (0xAC00..=0xD7A3).contains(&c) && (c - 0xAC00) % 28 == 20
-}
-
 /// The sentence after the one that ends at `end`, in the same paragraph:
 /// "I compared the outputs. All 3 files are identical."
 fn next_sentence(text: &str, end: usize) -> &str {
     &text[next_sentence_at(text, end)]
-}
-
-/// Where [`next_sentence`] stands in `text`: empty at `end` when no
-/// sentence follows in the paragraph.
-pub(crate) fn next_sentence_at(
-    text: &str,
-    end: usize,
-) -> std::ops::Range<usize> {
-    let rest = paragraph(&text[end..]);
-    let Some((i, c)) = rest.char_indices().next() else { return end..end };
-    let from = i + c.len_utf8();
-    let (_, stop) = sentence_bounds_within(rest, from, CLAUSE_WITHIN);
-    let stop = stop.max(from);
-    let sentence = rest[from..stop].trim();
-    // A list number ("1. ") ends no sentence: the item is its line.
-    let number = !sentence.is_empty()
-        && sentence.bytes().all(|b| b.is_ascii_digit())
-        && rest[stop..].starts_with('.');
-    if number {
-        let line = &rest[from..floor_boundary(rest, from + CLAUSE_WITHIN)];
-        let line = line.split('\n').next().unwrap_or(line);
-        return end + from..end + from + line.len();
-    }
-    end + from..end + stop
 }
 
 /// Whether the Japanese past form that ends at `at` modifies the noun
@@ -1388,12 +1212,6 @@ fn adnominal(text: &str, at: usize) -> bool {
 fn in_markdown_heading(text: &str, at: usize) -> bool {
     let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
     text[line_start..at].trim_start().starts_with('#')
-}
-
-/// Whether the sentence that ends where `rest` starts is a question.
-pub(crate) fn is_question(rest: &str) -> bool {
-    rest.trim_start_matches([' ', '"', '\'', ')', '）', '」'])
-        .starts_with(['?', '？'])
 }
 
 /// The list an act heads: the text after a colon that follows it within a
@@ -1469,13 +1287,6 @@ fn heading_line(text: &str, m: KeywordMatch) -> Option<&str> {
     let markdown = text[line_start..].trim_start().starts_with('#');
     (alone || markdown)
         .then(|| text[line_end..].trim_start_matches(['\n', '\r']))
-}
-
-/// The start of `s` up to its paragraph's end, at most
-/// [`REFERENT_WITHIN`] bytes.
-pub(crate) fn paragraph(s: &str) -> &str {
-    let s = &s[..floor_boundary(s, REFERENT_WITHIN)];
-    s.find("\n\n").map_or(s, |i| &s[..i])
 }
 
 #[cfg(test)]

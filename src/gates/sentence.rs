@@ -267,6 +267,108 @@ pub(crate) fn is_word_at(text: &str, at: usize, len: usize) -> bool {
     !(glued_before || glued_after)
 }
 
+/// How much of the paragraph after a lead is searched for a referent.
+pub(crate) const REFERENT_WITHIN: usize = 600;
+
+/// How far a lead's clause is looked at either way of it, in bytes: every
+/// lead costs at most this much, so a text of thousands of leads is still
+/// judged in linear time.
+pub(crate) const CLAUSE_WITHIN: usize = 240;
+
+/// What sets a clause against the one before it, for
+/// `PlainAudits::negated` and [`clauses`].
+pub(crate) const CONTRASTS: &[&str] =
+    &[" but ", "; ", "が、", "けど、", "지만 ", "지만, "];
+
+/// The clauses of `sentence`, as byte ranges: split where one is set
+/// against the one before ([`CONTRASTS`]).
+pub(crate) fn clauses(sentence: &str) -> Vec<std::ops::Range<usize>> {
+    let mut cuts: Vec<usize> = CONTRASTS
+        .iter()
+        .flat_map(|c| sentence.match_indices(c).map(|(i, c)| i + c.len()))
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut out = vec![];
+    let mut start = 0;
+    for cut in cuts {
+        out.push(start..cut);
+        start = cut;
+    }
+    out.push(start..sentence.len());
+    out
+}
+
+/// Whether a Japanese or Korean sentence ends on a past form ("…しました",
+/// "…でした", "…済み"; "…했습니다", "…됐어요"), a note in brackets after
+/// it aside.
+pub(crate) fn ends_in_past(sentence: &str) -> bool {
+    let body = strip_note(sentence.trim_end().trim_end_matches(['。', '.']));
+    if ["た", "済み", "済"].iter().any(|e| body.ends_with(e)) {
+        return true;
+    }
+    // A Korean past is the syllable before the ending closed by ㅆ:
+    // "했습니다", "됐다", "왔어요"; but "있습니다" is a present and
+    // "하겠습니다" a future.
+    let Some(stem) = ["습니다", "어요", "다", "요"]
+        .iter()
+        .find_map(|e| body.strip_suffix(e))
+    else {
+        return false;
+    };
+    stem.chars().next_back().is_some_and(is_past_syllable)
+}
+
+/// Whether `c` is a Korean syllable of the past: closed by ㅆ ("했", "됐",
+/// "었"), but not "있" (a present) nor "겠" (a future).
+pub(crate) fn is_past_syllable(c: char) -> bool {
+    closes_with_ss(c) && !matches!(c, '있' | '겠')
+}
+
+/// Whether `c` is a Hangul syllable whose final consonant is ㅆ, the mark
+/// of the past ("했", "됐", "었").
+pub(crate) fn closes_with_ss(c: char) -> bool {
+    let c = u32::from(c);
+    (0xAC00..=0xD7A3).contains(&c) && (c - 0xAC00) % 28 == 20
+}
+
+/// Where `next_sentence` stands in `text`: empty at `end` when no
+/// sentence follows in the paragraph.
+pub(crate) fn next_sentence_at(
+    text: &str,
+    end: usize,
+) -> std::ops::Range<usize> {
+    let rest = paragraph(&text[end..]);
+    let Some((i, c)) = rest.char_indices().next() else { return end..end };
+    let from = i + c.len_utf8();
+    let (_, stop) = sentence_bounds_within(rest, from, CLAUSE_WITHIN);
+    let stop = stop.max(from);
+    let sentence = rest[from..stop].trim();
+    // A list number ("1. ") ends no sentence: the item is its line.
+    let number = !sentence.is_empty()
+        && sentence.bytes().all(|b| b.is_ascii_digit())
+        && rest[stop..].starts_with('.');
+    if number {
+        let line = &rest[from..floor_boundary(rest, from + CLAUSE_WITHIN)];
+        let line = line.split('\n').next().unwrap_or(line);
+        return end + from..end + from + line.len();
+    }
+    end + from..end + stop
+}
+
+/// Whether the sentence that ends where `rest` starts is a question.
+pub(crate) fn is_question(rest: &str) -> bool {
+    rest.trim_start_matches([' ', '"', '\'', ')', '）', '」'])
+        .starts_with(['?', '？'])
+}
+
+/// The start of `s` up to its paragraph's end, at most
+/// [`REFERENT_WITHIN`] bytes.
+pub(crate) fn paragraph(s: &str) -> &str {
+    let s = &s[..floor_boundary(s, REFERENT_WITHIN)];
+    s.find("\n\n").map_or(s, |i| &s[..i])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@
 //! ("got", "result", "結果", "결과"), not only of what was expected. The
 //! words are in the language tables (`lang/`).
 
-use super::plain::PlainAudit;
+use super::plain_audit::PlainAudit;
 
 /// The words of the configured languages that the forms read.
 #[derive(Clone, Debug, Default)]
