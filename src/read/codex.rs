@@ -329,7 +329,7 @@ pub(super) fn entrypoint(head: &[u8]) -> Option<String> {
     let mut parser = ValueParser::default();
     Lines::new(head)
         .filter(|l| !l.is_empty())
-        .take(super::query::ENTRYPOINT_LINES)
+        .take(super::format::ENTRYPOINT_LINES)
         .filter(|l| {
             top_level_type(l.as_bytes()) == Sniff::Type(b"session_meta")
         })

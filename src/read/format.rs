@@ -40,6 +40,10 @@ pub enum Format {
     Gemini,
 }
 
+/// How many lines that are not bookkeeping the entrypoint head-scan reads
+/// (in every format: Claude Code's `entrypoint`, Codex CLI's `originator`).
+pub const ENTRYPOINT_LINES: usize = 15;
+
 /// How many non-empty lines [`Format::of`] looks at.
 pub const PROBE_LINES: usize = 64;
 

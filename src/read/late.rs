@@ -35,11 +35,13 @@
 //! or that failed (`is_error`). Codex CLI's aborted turns are not carried:
 //! whether its flag outlives an abort has not been seen.
 
-use std::path::Path;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
 
+use super::current::TURN_MAX_BYTES;
 use super::format::Format;
 use super::source::Transcript;
-use super::turn::{Chain, HeldChange, ToolCall, Turn};
+use super::turn::{safe_id, Chain, HeldChange, Need, ToolCall, Turn};
 
 impl Transcript {
     /// The turns on `chain` ([`Transcript::turns`]), each with the work of
@@ -246,6 +248,91 @@ impl Instant {
     }
 }
 
+impl Turn {
+    /// Read the files of the subagents this turn launched, and count their
+    /// file changes as the turn's.
+    ///
+    /// `transcript` is the main transcript's path; a subagent's file is
+    /// `<dir>/<session>/subagents/agent-<id>.jsonl` (or, for clients of
+    /// late 2025, `<dir>/agent-<id>.jsonl`). A missing or unreadable file
+    /// adds nothing. The Task or Agent tool use that launched a subagent
+    /// which changed files is marked [`ChangeReason::Subagent`].
+    pub fn resolve_subagents(&mut self, transcript: &Path) {
+        let none = self.resolve_subagents_by(transcript, |_| false);
+        debug_assert!(none.is_empty());
+    }
+
+    /// [`Turn::resolve_subagents`], holding back the changes `later`
+    /// picks: they are returned, not counted as this turn's, and a launch
+    /// whose every change is held back is not marked. The archive scan
+    /// holds back what a background subagent changed after this turn
+    /// ended, which only a later Stop could see.
+    pub(crate) fn resolve_subagents_by(
+        &mut self,
+        transcript: &Path,
+        later: impl Fn(&ToolCall) -> bool,
+    ) -> Vec<HeldChange> {
+        self.resolve_subagents_with(
+            |agent| {
+                subagent_file(transcript, agent)
+                    .and_then(|p| read_subagent_changes(&p))
+                    .unwrap_or_default()
+            },
+            later,
+        )
+    }
+
+    /// Read the files of `agents`, background subagents launched in
+    /// earlier turns, and count their file changes as this turn's (those
+    /// of a subagent this turn launched are [`Turn::resolve_subagents`]'s).
+    /// For the hook, which reads only the current turn: the changes an
+    /// earlier Stop consumed it leaves aside by their keys.
+    pub fn resolve_background<'a>(
+        &mut self,
+        transcript: &Path,
+        agents: impl IntoIterator<Item = &'a str>,
+    ) {
+        self.add_background_with(agents, |agent| {
+            subagent_file(transcript, agent)
+                .and_then(|p| read_subagent_changes(&p))
+        });
+    }
+}
+
+/// Where the file of subagent `agent` of the session at `transcript` is.
+fn subagent_file(transcript: &Path, agent: &str) -> Option<PathBuf> {
+    // The id names a file: it must not climb out of the folder.
+    safe_id(agent)?;
+    let dir = transcript.parent()?;
+    let stem = transcript.file_stem()?;
+    let name = format!("agent-{agent}.jsonl");
+    [dir.join(stem).join("subagents").join(&name), dir.join(&name)]
+        .into_iter()
+        .find(|p| p.is_file())
+}
+
+/// The file changes of a subagent's file, all its turns together, reading
+/// at most [`TURN_MAX_BYTES`] from its end.
+fn read_subagent_changes(path: &Path) -> Option<Vec<ToolCall>> {
+    let t = Transcript::read_tail_regular(path, TURN_MAX_BYTES).ok()?;
+    let mut out = vec![];
+    let mut keep = |turn: Turn| {
+        out.extend(turn.into_tool_uses().filter(|u| u.change().is_some()));
+        ControlFlow::Continue(())
+    };
+    let last = t.turns_from_tracking(
+        Chain::Subagent,
+        Need::Changes,
+        0,
+        &mut false,
+        &mut keep,
+    );
+    if let Some(turn) = last {
+        let _ = keep(turn);
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::Instant;
@@ -419,5 +506,77 @@ mod carry_tests {
             let last = turns.last().unwrap();
             assert_eq!(last.carried_changes().len(), carried, "{format:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod subagent_tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::read::turn::{may_hold_change, may_hold_tool_use};
+
+    /// What a subagent's file was read for before lines were skipped:
+    /// every turn, whole, then its changing tool uses (and its subagents'
+    /// changes, which a subagent's own chain never has).
+    fn whole_turns_changes(path: &Path) -> Option<Vec<ToolCall>> {
+        let t = Transcript::read_tail(path, TURN_MAX_BYTES).ok()?;
+        let mut out = vec![];
+        for turn in t.turns(Chain::Subagent) {
+            out.extend(
+                turn.tool_uses()
+                    .iter()
+                    .filter(|u| u.change().is_some())
+                    .cloned(),
+            );
+            out.extend_from_slice(turn.subagent_changes());
+        }
+        Some(out)
+    }
+
+    #[test]
+    fn skipping_lines_without_tool_uses_finds_the_same_changes() {
+        let files = crate::read::fixture_and_corpus_files();
+        assert!(files.len() > 20, "{} files", files.len());
+        let mut changes = 0;
+        for path in &files {
+            let want = whole_turns_changes(path);
+            changes += want.as_ref().map_or(0, Vec::len);
+            assert_eq!(
+                read_subagent_changes(path),
+                want,
+                "{}",
+                path.display()
+            );
+        }
+        assert!(changes > 0);
+    }
+
+    #[test]
+    fn a_tool_use_spelt_with_escapes_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agent-x.jsonl");
+        let lines = [
+            r#"{"type":"user","message":{"content":"go"},"isSidechain":true}"#,
+            r#"{"message":{"content":[{"type":"text","text":"Looking."}]},"type":"assistant"}"#,
+            r#"{"message":{"content":[{"type":"\u0074ool_use","id":"t1","name":"Write","input":{}}]},"type":"assistant"}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"rm a"}}]},"type":"assistant"}"#,
+            r#"{"type":"system","message":{"content":[{"type":"tool_use","id":"t3","name":"Write","input":{}}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"t4","name":"\u0045dit","input":{}}]},"type":"assistant"}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"t5","name":"Read","input":{"file_path":"Edit"}}]},"type":"assistant"}"#,
+        ];
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let found = read_subagent_changes(&path).unwrap();
+        let ids: Vec<_> = found.iter().filter_map(ToolCall::id).collect();
+        assert_eq!(ids, ["t1", "t2", "t4"]);
+        // A line of reading tools alone is not parsed at all.
+        let read = br#"{"message":{"content":[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"a.rs"}}]},"type":"assistant"}"#;
+        assert!(may_hold_tool_use(read) && !may_hold_change(read));
+        assert!(may_hold_change(lines[3].as_bytes()));
+        let spaced = br#"{"message":{"content":[{"type":"tool_use","name" :  "Write","input":{}}]},"type":"assistant"}"#;
+        assert!(may_hold_change(spaced));
+        let named = br#"{"message":{"content":[{"type":"tool_use","name":"Writer","input":{"name":"Bash\n"}}]},"type":"assistant"}"#;
+        assert!(!may_hold_change(named));
+        assert_eq!(Some(found), whole_turns_changes(&path));
     }
 }

@@ -25,6 +25,7 @@
 //! command line, so another tool can link this module alone.
 
 mod codex;
+mod current;
 mod format;
 mod gemini;
 mod late;

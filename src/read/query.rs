@@ -16,14 +16,13 @@ use std::ops::ControlFlow;
 
 use memchr::memmem;
 
-use super::format::Format;
+use super::format::{Format, ENTRYPOINT_LINES};
 use super::lines::{Line, Lines, RevLines};
-use super::record::{Block, Content, Record, RecordParser, RecordType};
+use super::record::{
+    is_blank, Block, Content, Record, RecordParser, RecordType,
+};
 use super::sniff::{find_key, Needle};
 use super::source::Transcript;
-
-/// How many lines that are not bookkeeping the entrypoint head-scan reads.
-pub const ENTRYPOINT_LINES: usize = 15;
 
 /// The head-scan never looks past this many bytes of the file.
 pub const ENTRYPOINT_HEAD_BYTES: usize = 1 << 20;
@@ -672,11 +671,6 @@ fn message_id(rec: &Record<'_>) -> Option<String> {
 
 fn message_id_ref<'a>(rec: &Record<'a>) -> Option<&'a str> {
     rec.message().and_then(|m| m.id())
-}
-
-/// Whether a text is empty or only whitespace.
-pub(crate) fn is_blank(text: &str) -> bool {
-    text.trim().is_empty()
 }
 
 #[cfg(test)]

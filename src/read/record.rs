@@ -1186,6 +1186,11 @@ impl<'de> DeserializeSeed<'de> for BlockSeed {
     }
 }
 
+/// Whether a text is empty or only whitespace.
+pub(crate) fn is_blank(text: &str) -> bool {
+    text.trim().is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

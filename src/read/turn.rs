@@ -44,16 +44,9 @@
 //! sidechain line, and [`Chain::Subagent`] follows them all.
 
 use std::borrow::Cow;
-use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
 
-use super::format::{Format, ValueParser};
-use super::lines::{Lines, RevLines};
-use super::query::{is_blank, walk_rev};
-use super::reader::TurnReader;
-use super::record::{Block, Content, Record, RecordParser, RecordType};
+use super::record::{is_blank, Block, Content, Record, RecordType};
 use super::sniff::{quick_type, skip_ws, tail_type, Needle};
-use super::source::Transcript;
 use crate::changes::{
     ChangeReason, CommandField, ShellInput, EDIT_TOOLS, SHELL_TOOLS,
 };
@@ -361,6 +354,11 @@ impl Turn {
         self.skipped_corrupt = 0;
     }
 
+    /// The turn's tool uses, taken.
+    pub(super) fn into_tool_uses(self) -> impl Iterator<Item = ToolCall> {
+        self.tool_uses.into_iter()
+    }
+
     pub(super) fn add_corrupt(&mut self, n: usize) {
         self.skipped_corrupt += n;
     }
@@ -378,34 +376,18 @@ impl Turn {
         }
     }
 
-    /// Read the files of the subagents this turn launched, and count their
-    /// file changes as the turn's.
-    ///
-    /// `transcript` is the main transcript's path; a subagent's file is
-    /// `<dir>/<session>/subagents/agent-<id>.jsonl` (or, for clients of
-    /// late 2025, `<dir>/agent-<id>.jsonl`). A missing or unreadable file
-    /// adds nothing. The Task or Agent tool use that launched a subagent
-    /// which changed files is marked [`ChangeReason::Subagent`].
-    pub fn resolve_subagents(&mut self, transcript: &Path) {
-        let none = self.resolve_subagents_by(transcript, |_| false);
-        debug_assert!(none.is_empty());
-    }
-
-    /// [`Turn::resolve_subagents`], holding back the changes `later`
-    /// picks: they are returned, not counted as this turn's, and a launch
-    /// whose every change is held back is not marked. The archive scan
-    /// holds back what a background subagent changed after this turn
-    /// ended, which only a later Stop could see.
-    pub(crate) fn resolve_subagents_by(
+    /// Count the file changes of the subagents this turn launched, as
+    /// `read` gives them by agent id, as this turn's, holding back the
+    /// changes `later` picks: they are returned, not counted. The reading
+    /// of the files is [`Turn::resolve_subagents`]'s.
+    pub(crate) fn resolve_subagents_with(
         &mut self,
-        transcript: &Path,
+        mut read: impl FnMut(&str) -> Vec<ToolCall>,
         later: impl Fn(&ToolCall) -> bool,
     ) -> Vec<HeldChange> {
         let mut held = vec![];
         for launch in std::mem::take(&mut self.launches) {
-            let changes = subagent_file(transcript, &launch.agent_id)
-                .and_then(|p| read_subagent_changes(&p))
-                .unwrap_or_default();
+            let changes = read(&launch.agent_id);
             let (late, now): (Vec<ToolCall>, Vec<ToolCall>) =
                 changes.into_iter().partition(|c| later(c));
             held.extend(late.into_iter().map(|call| HeldChange {
@@ -441,27 +423,24 @@ impl Turn {
         }
     }
 
-    /// Read the files of `agents`, background subagents launched in
-    /// earlier turns, and count their file changes as this turn's (those
-    /// of a subagent this turn launched are [`Turn::resolve_subagents`]'s).
-    /// For the hook, which reads only the current turn: the changes an
-    /// earlier Stop consumed it leaves aside by their keys.
-    pub fn resolve_background<'a>(
+    /// Count the file changes of `agents`, background subagents launched
+    /// in earlier turns, as `read` gives them by agent id, as this turn's;
+    /// an agent this turn launched, or one named twice, is read once. The
+    /// reading of the files is [`Turn::resolve_background`]'s.
+    pub(crate) fn add_background_with<'a>(
         &mut self,
-        transcript: &Path,
         agents: impl IntoIterator<Item = &'a str>,
+        mut read: impl FnMut(&str) -> Option<Vec<ToolCall>>,
     ) {
-        let mut read: Vec<&str> = vec![];
+        let mut seen: Vec<&str> = vec![];
         for agent in agents {
-            if read.contains(&agent)
+            if seen.contains(&agent)
                 || self.launched_agents().any(|a| a == agent)
             {
                 continue;
             }
-            read.push(agent);
-            if let Some(changes) = subagent_file(transcript, agent)
-                .and_then(|p| read_subagent_changes(&p))
-            {
+            seen.push(agent);
+            if let Some(changes) = read(agent) {
                 self.subagent_changes.extend(changes);
             }
         }
@@ -824,7 +803,7 @@ fn user_text(rec: &Record<'_>) -> String {
 }
 
 /// The kind of turn a record starts, if it starts one.
-fn turn_start(rec: &Record<'_>) -> Option<TurnKind> {
+pub(super) fn turn_start(rec: &Record<'_>) -> Option<TurnKind> {
     match rec.record_type() {
         RecordType::System if rec.subtype() == Some("local_command") => {
             Some(TurnKind::LocalCommand)
@@ -901,7 +880,7 @@ static SYSTEM: Needle = Needle::new(b"\"system\"");
 /// (`Read`, `Grep`, `Glob`): their lines, the dearest to parse, are left
 /// unparsed. A `"name"` inside a string only makes the answer `true`
 /// more often.
-fn may_hold_change(line: &[u8]) -> bool {
+pub(super) fn may_hold_change(line: &[u8]) -> bool {
     static NAME: Needle = Needle::new(b"\"name\"");
     if !may_hold_tool_use(line) {
         return false;
@@ -934,7 +913,7 @@ fn may_hold_change(line: &[u8]) -> bool {
 /// tool-use block spells `tool_use` in the line's bytes, or escapes one of
 /// its letters (`\u0074`); a line of another type, when its bytes tell the
 /// type, does not.
-fn may_hold_tool_use(line: &[u8]) -> bool {
+pub(super) fn may_hold_tool_use(line: &[u8]) -> bool {
     match quick_type(line) {
         Some(t) if t != b"assistant" => false,
         _ => TOOL_USE.find(line) || ESCAPE.find(line),
@@ -954,7 +933,7 @@ fn holds_tool_result(line: &[u8]) -> bool {
 }
 
 /// Whether a line may start a turn: a user or system record.
-fn might_start_turn(line: &[u8]) -> bool {
+pub(super) fn might_start_turn(line: &[u8]) -> bool {
     match quick_type(line) {
         Some(b"user") => !holds_tool_result(line),
         Some(b"system") => LOCAL_COMMAND.find(line),
@@ -1429,42 +1408,6 @@ pub fn safe_id(id: &str) -> Option<&str> {
     ok.then_some(id)
 }
 
-/// Where the file of subagent `agent` of the session at `transcript` is.
-fn subagent_file(transcript: &Path, agent: &str) -> Option<PathBuf> {
-    // The id names a file: it must not climb out of the folder.
-    safe_id(agent)?;
-    let dir = transcript.parent()?;
-    let stem = transcript.file_stem()?;
-    let name = format!("agent-{agent}.jsonl");
-    [dir.join(stem).join("subagents").join(&name), dir.join(&name)]
-        .into_iter()
-        .find(|p| p.is_file())
-}
-
-/// The file changes of a subagent's file, all its turns together, reading
-/// at most [`TURN_MAX_BYTES`] from its end.
-fn read_subagent_changes(path: &Path) -> Option<Vec<ToolCall>> {
-    let t = Transcript::read_tail_regular(path, TURN_MAX_BYTES).ok()?;
-    let mut out = vec![];
-    let mut keep = |turn: Turn| {
-        out.extend(
-            turn.tool_uses.into_iter().filter(|u| u.change().is_some()),
-        );
-        ControlFlow::Continue(())
-    };
-    let last = t.turns_from_tracking(
-        Chain::Subagent,
-        Need::Changes,
-        0,
-        &mut false,
-        &mut keep,
-    );
-    if let Some(turn) = last {
-        let _ = keep(turn);
-    }
-    Some(out)
-}
-
 /// What a line met walking back from a transcript's end means.
 pub(super) enum Back {
     /// Walk on.
@@ -1474,274 +1417,6 @@ pub(super) enum Back {
     /// It rewrites the history before it (a Gemini `$rewindTo`): walking
     /// further back would be wrong.
     Rewritten,
-}
-
-/// Where a walk back ended.
-enum WalkBack {
-    Start(usize),
-    NoStart,
-    Rewritten,
-}
-
-/// The first tail window [`Transcript::read_current_turn`] reads.
-const TURN_WINDOW: u64 = 64 << 10;
-
-/// The most [`Transcript::read_current_turn`] reads of one turn.
-pub const TURN_MAX_BYTES: u64 = 64 << 20;
-
-impl Transcript {
-    /// The current turn of the transcript at `path`, reading only its end.
-    ///
-    /// Tail windows of 64 KiB, 128 KiB, … are read until one holds the
-    /// turn's prompt (or the whole file), so the cost is that of the turn,
-    /// not of the file, and a concurrent truncation cannot raise `SIGBUS`.
-    /// A turn longer than 64 MiB is cut there: its prompt is
-    /// then `None` and its tool uses are the last ones, which bounds the
-    /// time and memory a hook can spend on one pathological turn, whatever
-    /// the bytes are (a last line of 600 MB with no newline included).
-    ///
-    /// # Errors
-    ///
-    /// When `path` does not exist, cannot be read, or is not a regular
-    /// file (a special file is refused at once, never waited on).
-    pub fn read_current_turn<P: AsRef<Path>>(
-        path: P,
-        chain: Chain,
-    ) -> Result<Turn, crate::Error> {
-        let turn = Transcript::read_tail_within(
-            path.as_ref(),
-            TURN_WINDOW,
-            TURN_MAX_BYTES,
-            |t, last| {
-                let turn = t.current_turn(chain);
-                (turn.prompt().is_some() || last).then_some(turn)
-            },
-        )?;
-        Ok(turn.unwrap_or_default())
-    }
-
-    /// The current turn: from the last line that starts a turn on `chain`
-    /// to the end.
-    ///
-    /// It walks back from the end to that line, parsing only lines that
-    /// could start a turn, then feeds the turn's lines forward to a
-    /// turn builder; so it costs what the turn costs, not what the file
-    /// does.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use stopgate::read::Chain;
-    /// use stopgate::read::Transcript;
-    ///
-    /// let jsonl = concat!(
-    ///     r#"{"type":"user","message":{"content":"add a test"}}"#, "\n",
-    ///     r#"{"type":"assistant","message":{"id":"a","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"x.rs"}}]}}"#, "\n",
-    ///     r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1"}]}}"#, "\n",
-    ///     r#"{"type":"assistant","message":{"id":"b","content":[{"type":"text","text":"Added."}]}}"#, "\n",
-    /// );
-    /// let t = Transcript::from_bytes(jsonl.as_bytes().to_vec());
-    /// let turn = t.current_turn(Chain::Main);
-    /// assert_eq!(turn.prompt().unwrap().text(), "add a test");
-    /// assert_eq!(turn.tool_uses()[0].name(), "Write");
-    /// assert!(turn.changed());
-    /// assert_eq!(turn.final_text(), Some("Added."));
-    /// ```
-    pub fn current_turn(&self, chain: Chain) -> Turn {
-        let bytes = self.as_bytes();
-        match self.format() {
-            Format::Claude => {}
-            Format::Codex => return self.current_turn_codex(chain),
-            // A whole log is replayed whole, as the client replays it; a
-            // tail window (the hook's) is read from its last prompt.
-            Format::Gemini if self.has_head() => {
-                return self
-                    .turns_from(chain, 0, |_| ControlFlow::Continue(()))
-                    .unwrap_or_default()
-            }
-            Format::Gemini => return self.current_turn_gemini(chain),
-        }
-        let mut parser = RecordParser::new();
-        let mut start = None;
-        let corrupt =
-            walk_rev(bytes, &mut parser, might_start_turn, |line, rec| {
-                let own = chain == Chain::Subagent || !rec.is_sidechain();
-                if own && turn_start(rec).is_some() {
-                    start = Some(line.offset());
-                    return ControlFlow::Break(());
-                }
-                ControlFlow::Continue(())
-            });
-        let from = start.unwrap_or(0);
-        let mut turn = self
-            .turns_from(chain, from, |_| ControlFlow::Continue(()))
-            .unwrap_or_default();
-        turn.skipped_corrupt += corrupt;
-        turn
-    }
-
-    /// The current turn of a Codex rollout: as for Claude Code, a walk
-    /// back to the last line that starts a turn ([`super::codex::back`]),
-    /// then the turn's lines forward.
-    fn current_turn_codex(&self, chain: Chain) -> Turn {
-        let start = match self.walk_back(super::codex::back) {
-            WalkBack::Start(at) => at,
-            WalkBack::NoStart | WalkBack::Rewritten => 0,
-        };
-        self.turns_from(chain, start, |_| ControlFlow::Continue(()))
-            .unwrap_or_default()
-    }
-
-    /// The current turn of a tail window of a Gemini log: a walk back to
-    /// the last prompt ([`super::gemini::back`]), then a replay from it.
-    /// That is what the whole log's replay gives unless a message written
-    /// before the prompt is rewritten after it (the client rewrites only
-    /// the message it is writing, so this does not happen in its logs: the
-    /// window reads such a rewrite as a new message), or history was
-    /// rewritten after the prompt (a `$rewindTo`, a `$set` of the
-    /// messages), or the replay meets a rewind to a message before it:
-    /// then the window is replayed from further back
-    /// ([`Transcript::current_turn_forward`]).
-    fn current_turn_gemini(&self, chain: Chain) -> Turn {
-        if let WalkBack::Start(start) = self.walk_back(super::gemini::back) {
-            let mut lost = false;
-            let turn = self.turns_from_tracking(
-                chain,
-                Need::Turns,
-                start,
-                &mut lost,
-                |_| ControlFlow::Continue(()),
-            );
-            if !lost {
-                return turn.unwrap_or_default();
-            }
-        }
-        self.current_turn_forward(chain)
-    }
-
-    /// Walk back from the end to the last line that starts a turn, as
-    /// `judge` (a format's) tells, parsing only what it parses.
-    fn walk_back(
-        &self,
-        judge: fn(&[u8], &mut ValueParser) -> Back,
-    ) -> WalkBack {
-        let mut values = ValueParser::default();
-        for line in RevLines::new(self.as_bytes()) {
-            if line.is_empty() {
-                continue;
-            }
-            match judge(line.as_bytes(), &mut values) {
-                Back::Pass => {}
-                Back::Start => return WalkBack::Start(line.offset()),
-                Back::Rewritten => return WalkBack::Rewritten,
-            }
-        }
-        WalkBack::NoStart
-    }
-
-    /// The current turn of a Gemini log, replayed forward: tail
-    /// windows of 64 KiB, 128 KiB, … of the bytes are read forward until
-    /// one holds the turn's prompt, so the cost is the turn's.
-    fn current_turn_forward(&self, chain: Chain) -> Turn {
-        let bytes = self.as_bytes();
-        let mut window = TURN_WINDOW as usize;
-        loop {
-            let start =
-                line_start_after(bytes, bytes.len().saturating_sub(window));
-            let mut lost = false;
-            let turn = self
-                .turns_from_tracking(
-                    chain,
-                    Need::Turns,
-                    start,
-                    &mut lost,
-                    |_| ControlFlow::Continue(()),
-                )
-                .unwrap_or_default();
-            if start == 0 || (turn.prompt().is_some() && !lost) {
-                return turn;
-            }
-            window = window.saturating_mul(2);
-        }
-    }
-
-    /// Every turn of the transcript on `chain`, in order.
-    pub fn turns(&self, chain: Chain) -> Vec<Turn> {
-        let mut out = vec![];
-        let last = self.turns_from(chain, 0, |t| {
-            out.push(t);
-            ControlFlow::Continue(())
-        });
-        out.extend(last);
-        out
-    }
-
-    /// Feed the lines from byte `from` on to a reader of the transcript's
-    /// format; hand finished turns to `each`, and return the last,
-    /// unfinished one.
-    ///
-    /// Turns and lines are numbered only when `from` is the file's start.
-    fn turns_from(
-        &self,
-        chain: Chain,
-        from: usize,
-        each: impl FnMut(Turn) -> ControlFlow<()>,
-    ) -> Option<Turn> {
-        self.turns_from_tracking(chain, Need::Turns, from, &mut false, each)
-    }
-
-    /// [`Transcript::turns_from`], which also says whether the lines
-    /// referred to history before `from` ([`TurnReader::lost_history`]).
-    fn turns_from_tracking(
-        &self,
-        chain: Chain,
-        need: Need,
-        from: usize,
-        lost_history: &mut bool,
-        mut each: impl FnMut(Turn) -> ControlFlow<()>,
-    ) -> Option<Turn> {
-        let bytes = &self.as_bytes()[from..];
-        let base = self.base_offset();
-        let numbered = self.has_head() && from == 0;
-        let mut line_no = numbered.then_some(0u64);
-        let mut reader = TurnReader::numbered_from(
-            self.format(),
-            chain,
-            usize::from(numbered),
-        )
-        .needing(need);
-        for line in Lines::new(bytes) {
-            line_no = line_no.map(|n| n + 1);
-            let pos = LinePos {
-                offset: base + (from + line.offset()) as u64,
-                line: line_no,
-            };
-            let done = reader.line(line.as_bytes(), line.is_terminated(), pos);
-            if let Some(done) = done {
-                if each(done).is_break() {
-                    return None;
-                }
-            }
-        }
-        *lost_history = reader.lost_history();
-        let mut rest = reader.finish();
-        let last = rest.pop();
-        for t in rest {
-            if each(t).is_break() {
-                return None;
-            }
-        }
-        last
-    }
-}
-
-/// The start of the first line at or after `at`: `at` itself when it is
-/// the start of the bytes or follows a newline.
-fn line_start_after(bytes: &[u8], at: usize) -> usize {
-    if at == 0 || bytes.get(at - 1) == Some(&b'\n') {
-        return at;
-    }
-    memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1)
 }
 
 #[cfg(test)]
@@ -1825,74 +1500,6 @@ mod safe_id_example {
 }
 
 #[cfg(test)]
-mod subagent_tests {
-    use std::path::Path;
-
-    use super::*;
-
-    /// What a subagent's file was read for before lines were skipped:
-    /// every turn, whole, then its changing tool uses (and its subagents'
-    /// changes, which a subagent's own chain never has).
-    fn whole_turns_changes(path: &Path) -> Option<Vec<ToolCall>> {
-        let t = Transcript::read_tail(path, TURN_MAX_BYTES).ok()?;
-        let mut out = vec![];
-        for turn in t.turns(Chain::Subagent) {
-            out.extend(
-                turn.tool_uses.into_iter().filter(|u| u.change().is_some()),
-            );
-            out.extend(turn.subagent_changes);
-        }
-        Some(out)
-    }
-
-    #[test]
-    fn skipping_lines_without_tool_uses_finds_the_same_changes() {
-        let files = crate::read::fixture_and_corpus_files();
-        assert!(files.len() > 20, "{} files", files.len());
-        let mut changes = 0;
-        for path in &files {
-            let want = whole_turns_changes(path);
-            changes += want.as_ref().map_or(0, Vec::len);
-            assert_eq!(
-                read_subagent_changes(path),
-                want,
-                "{}",
-                path.display()
-            );
-        }
-        assert!(changes > 0);
-    }
-
-    #[test]
-    fn a_tool_use_spelt_with_escapes_is_found() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("agent-x.jsonl");
-        let lines = [
-            r#"{"type":"user","message":{"content":"go"},"isSidechain":true}"#,
-            r#"{"message":{"content":[{"type":"text","text":"Looking."}]},"type":"assistant"}"#,
-            r#"{"message":{"content":[{"type":"\u0074ool_use","id":"t1","name":"Write","input":{}}]},"type":"assistant"}"#,
-            r#"{"message":{"content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"rm a"}}]},"type":"assistant"}"#,
-            r#"{"type":"system","message":{"content":[{"type":"tool_use","id":"t3","name":"Write","input":{}}]}}"#,
-            r#"{"message":{"content":[{"type":"tool_use","id":"t4","name":"\u0045dit","input":{}}]},"type":"assistant"}"#,
-            r#"{"message":{"content":[{"type":"tool_use","id":"t5","name":"Read","input":{"file_path":"Edit"}}]},"type":"assistant"}"#,
-        ];
-        std::fs::write(&path, lines.join("\n")).unwrap();
-        let found = read_subagent_changes(&path).unwrap();
-        let ids: Vec<_> = found.iter().filter_map(ToolCall::id).collect();
-        assert_eq!(ids, ["t1", "t2", "t4"]);
-        // A line of reading tools alone is not parsed at all.
-        let read = br#"{"message":{"content":[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"a.rs"}}]},"type":"assistant"}"#;
-        assert!(may_hold_tool_use(read) && !may_hold_change(read));
-        assert!(may_hold_change(lines[3].as_bytes()));
-        let spaced = br#"{"message":{"content":[{"type":"tool_use","name" :  "Write","input":{}}]},"type":"assistant"}"#;
-        assert!(may_hold_change(spaced));
-        let named = br#"{"message":{"content":[{"type":"tool_use","name":"Writer","input":{"name":"Bash\n"}}]},"type":"assistant"}"#;
-        assert!(!may_hold_change(named));
-        assert_eq!(Some(found), whole_turns_changes(&path));
-    }
-}
-
-#[cfg(test)]
 mod tool_call_tests {
     use super::*;
 
@@ -1941,7 +1548,8 @@ mod probe_tests {
 
 #[cfg(test)]
 mod notification_tests {
-    use super::{Chain, Transcript};
+    use super::Chain;
+    use crate::read::Transcript;
 
     /// The task a `<task-notification>` turn reports; none for a prompt
     /// that only quotes one, or a notification without a whole task id.
