@@ -65,82 +65,111 @@ pub(crate) fn for_each_line<R: Read>(
     mut f: impl FnMut(ChunkLine<'_>),
 ) -> io::Result<u64> {
     let chunk = chunk.max(1);
-    let mut buf = BUFFER.take();
-    // The unconsumed bytes are buf[start..end].
-    let (mut start, mut end) = (0usize, 0usize);
+    let mut w = Window { buf: BUFFER.take(), start: 0, end: 0, base: 0 };
     let mut total = 0u64;
-    // The stream offset of buf[0].
-    let mut base = 0u64;
     // The offset of a line over the cap whose bytes are being dropped.
     let mut skipping: Option<u64> = None;
     loop {
-        if buf.len() - end < chunk {
-            if start > 0 {
-                base += start as u64;
-                buf.copy_within(start..end, 0);
-                end -= start;
-                start = 0;
-            }
-            if buf.len() - end < chunk {
-                buf.resize(end + chunk, 0);
-            }
-        }
-        let n = match reader.read(&mut buf[end..end + chunk]) {
+        w.make_room(chunk);
+        let n = match reader.read(&mut w.buf[w.end..w.end + chunk]) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                keep(buf, chunk);
+                keep(w.buf, chunk);
                 return Err(e);
             }
         };
         total += n as u64;
-        let scan_from = end;
-        end += n;
-        let mut pos = start;
-        for nl in memchr_iter(b'\n', &buf[scan_from..end]) {
+        let scan_from = w.end;
+        w.end += n;
+        w.hand_out(scan_from, max_line, &mut skipping, &mut f);
+    }
+    if let Some(at) = skipping {
+        f(ChunkLine::skipped(at, false));
+    } else if w.start < w.end {
+        f(w.line(w.start, w.end, false, max_line));
+    }
+    keep(w.buf, chunk);
+    Ok(total)
+}
+
+/// The bytes read and not yet handed out, `buf[start..end]`; `buf[0]`
+/// stands at stream offset `base`.
+struct Window {
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    base: u64,
+}
+
+impl Window {
+    /// Room for `chunk` more bytes after `end`: the unconsumed bytes move
+    /// to the front, and the buffer grows only when that is not enough.
+    fn make_room(&mut self, chunk: usize) {
+        if self.buf.len() - self.end >= chunk {
+            return;
+        }
+        if self.start > 0 {
+            self.base += self.start as u64;
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.buf.len() - self.end < chunk {
+            self.buf.resize(self.end + chunk, 0);
+        }
+    }
+
+    /// Hand `f` every line that ends in `buf[scan_from..end]`, and mark
+    /// the rest unconsumed; a line over `max_line` is `skipping` until its
+    /// end comes, its bytes dropped as they arrive.
+    fn hand_out(
+        &mut self,
+        scan_from: usize,
+        max_line: usize,
+        skipping: &mut Option<u64>,
+        f: &mut impl FnMut(ChunkLine<'_>),
+    ) {
+        let mut pos = self.start;
+        for nl in memchr_iter(b'\n', &self.buf[scan_from..self.end]) {
             let nl = scan_from + nl;
             let line = match skipping.take() {
                 Some(at) => ChunkLine::skipped(at, true),
-                None if nl - pos > max_line => {
-                    ChunkLine::skipped(base + pos as u64, true)
-                }
-                None => ChunkLine {
-                    bytes: strip_cr(&buf[pos..nl]),
-                    terminated: true,
-                    offset: base + pos as u64,
-                    too_long: false,
-                },
+                None => self.line(pos, nl, true, max_line),
             };
             f(line);
             pos = nl + 1;
         }
-        start = pos;
-        if skipping.is_none() && end - start > max_line {
-            skipping = Some(base + start as u64);
+        self.start = pos;
+        if skipping.is_none() && self.end - self.start > max_line {
+            *skipping = Some(self.base + self.start as u64);
         }
         if skipping.is_some() {
             // Drop what is held of the line; only its end is looked for.
-            start = end;
+            self.start = self.end;
         }
     }
-    if let Some(at) = skipping {
-        f(ChunkLine::skipped(at, false));
-    } else if start < end {
-        let line = if end - start > max_line {
-            ChunkLine::skipped(base + start as u64, false)
-        } else {
-            ChunkLine {
-                bytes: strip_cr(&buf[start..end]),
-                terminated: false,
-                offset: base + start as u64,
-                too_long: false,
-            }
-        };
-        f(line);
+
+    /// The line `buf[from..to]`, or its skipped form when over `max_line`.
+    fn line(
+        &self,
+        from: usize,
+        to: usize,
+        terminated: bool,
+        max_line: usize,
+    ) -> ChunkLine<'_> {
+        let offset = self.base + from as u64;
+        if to - from > max_line {
+            return ChunkLine::skipped(offset, terminated);
+        }
+        ChunkLine {
+            bytes: strip_cr(&self.buf[from..to]),
+            terminated,
+            offset,
+            too_long: false,
+        }
     }
-    keep(buf, chunk);
-    Ok(total)
 }
 
 thread_local! {

@@ -336,26 +336,8 @@ impl<'a> Lexer<'a> {
                 }
                 b'"' => {
                     let mut w = own(&mut owned, i);
-                    i += 1;
-                    // Runs up to the next quote or backslash go in whole
-                    // (both are ASCII, so the runs end on characters).
-                    loop {
-                        let run = memchr::memchr2(b'"', b'\\', &bytes[i..])
-                            .map_or(bytes.len(), |n| i + n);
-                        w.push_str(&src[i..run]);
-                        i = run;
-                        if bytes.get(i) != Some(&b'\\') {
-                            break;
-                        }
-                        // A backslash keeps the character after it; a
-                        // last backslash keeps itself.
-                        let at = if i + 1 < bytes.len() { i + 1 } else { i };
-                        let ch = next_char(src, at);
-                        w.push_str(ch);
-                        i = at + ch.len();
-                    }
+                    i = double_quoted(src, i + 1, &mut w) + 1;
                     owned = Some(w);
-                    i += 1;
                 }
                 b'\\' if i + 1 < bytes.len() => {
                     let mut w = own(&mut owned, i);
@@ -394,6 +376,30 @@ impl<'a> Lexer<'a> {
             Some(w) => Cow::Owned(w),
             None => Cow::Borrowed(&src[start..self.i]),
         }
+    }
+}
+
+/// Push the body of a double-quoted string that starts at byte `i` of
+/// `src` onto `w`, its escapes resolved, and return where its closing
+/// quote stands (the end of `src` when it has none).
+fn double_quoted(src: &str, mut i: usize, w: &mut String) -> usize {
+    let bytes = src.as_bytes();
+    // Runs up to the next quote or backslash go in whole (both are ASCII,
+    // so the runs end on characters).
+    loop {
+        let run = memchr::memchr2(b'"', b'\\', &bytes[i..])
+            .map_or(bytes.len(), |n| i + n);
+        w.push_str(&src[i..run]);
+        i = run;
+        if bytes.get(i) != Some(&b'\\') {
+            return i;
+        }
+        // A backslash keeps the character after it; a last backslash keeps
+        // itself.
+        let at = if i + 1 < bytes.len() { i + 1 } else { i };
+        let ch = next_char(src, at);
+        w.push_str(ch);
+        i = at + ch.len();
     }
 }
 

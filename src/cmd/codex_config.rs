@@ -285,48 +285,7 @@ fn removed(mut doc: DocumentMut, config: &Path) -> (DocumentMut, usize) {
         }
         let Some(groups) = item.as_array_of_tables_mut() else { continue };
         let before = groups.len();
-        let mut kept_groups = 0;
-        let mut g = 0;
-        groups.retain(|group| {
-            let this = g;
-            g += 1;
-            let Some(handlers) = handlers_of(group) else {
-                kept_groups += 1;
-                return true;
-            };
-            let mut kept = 0;
-            for (h, handler) in handlers.iter().enumerate() {
-                let ours = handler
-                    .get("command")
-                    .and_then(Item::as_str)
-                    .is_some_and(is_stopgate_command);
-                let old = trust_key(config, &event, this, h);
-                if ours {
-                    removed += 1;
-                    moves.push((old, None));
-                } else {
-                    moves.push((
-                        old,
-                        Some(trust_key(config, &event, kept_groups, kept)),
-                    ));
-                    kept += 1;
-                }
-            }
-            let keep = kept > 0 || handlers.is_empty();
-            kept_groups += usize::from(keep);
-            keep
-        });
-        for group in groups.iter_mut() {
-            if let Some(handlers) =
-                group.get_mut("hooks").and_then(Item::as_array_of_tables_mut)
-            {
-                handlers.retain(|h| {
-                    !h.get("command")
-                        .and_then(Item::as_str)
-                        .is_some_and(is_stopgate_command)
-                });
-            }
-        }
+        removed += remove_ours(groups, config, &event, &mut moves);
         if groups.is_empty() && before > 0 {
             emptied.push(event);
         }
@@ -334,26 +293,85 @@ fn removed(mut doc: DocumentMut, config: &Path) -> (DocumentMut, usize) {
     for e in emptied {
         hooks.remove(&e);
     }
-    if let Some(state) = hooks.get_mut("state").and_then(Item::as_table_mut) {
-        let mut moved = vec![];
-        for (old, new) in &moves {
-            if let Some(entry) = state.remove(old) {
-                if let Some(new) = new {
-                    moved.push((new.clone(), entry));
-                }
-            }
-        }
-        for (key, entry) in moved {
-            state.insert(&key, entry);
-        }
-        if state.is_empty() {
-            hooks.remove("state");
-        }
-    }
+    move_trust(hooks, &moves);
     if hooks.is_empty() {
         doc.remove("hooks");
     }
     (doc, removed)
+}
+
+/// Remove stopgate's handlers from the groups of `event`, and the groups
+/// they leave empty; push each handler's (old key, new key) onto `moves`.
+/// Returns how many handlers went.
+fn remove_ours(
+    groups: &mut ArrayOfTables,
+    config: &Path,
+    event: &str,
+    moves: &mut Vec<(String, Option<String>)>,
+) -> usize {
+    let ours = |handler: &Table| {
+        handler
+            .get("command")
+            .and_then(Item::as_str)
+            .is_some_and(is_stopgate_command)
+    };
+    let mut removed = 0;
+    let mut kept_groups = 0;
+    let mut g = 0;
+    groups.retain(|group| {
+        let this = g;
+        g += 1;
+        let Some(handlers) = handlers_of(group) else {
+            kept_groups += 1;
+            return true;
+        };
+        let mut kept = 0;
+        for (h, handler) in handlers.iter().enumerate() {
+            let old = trust_key(config, event, this, h);
+            if ours(handler) {
+                removed += 1;
+                moves.push((old, None));
+            } else {
+                let new = trust_key(config, event, kept_groups, kept);
+                moves.push((old, Some(new)));
+                kept += 1;
+            }
+        }
+        let keep = kept > 0 || handlers.is_empty();
+        kept_groups += usize::from(keep);
+        keep
+    });
+    for group in groups.iter_mut() {
+        if let Some(handlers) =
+            group.get_mut("hooks").and_then(Item::as_array_of_tables_mut)
+        {
+            handlers.retain(|h| !ours(h));
+        }
+    }
+    removed
+}
+
+/// Move the trust entries under `hooks.state` by `moves`: a removed
+/// handler's entry goes, a kept one's takes its new key.
+fn move_trust(hooks: &mut Table, moves: &[(String, Option<String>)]) {
+    let Some(state) = hooks.get_mut("state").and_then(Item::as_table_mut)
+    else {
+        return;
+    };
+    let mut moved = vec![];
+    for (old, new) in moves {
+        if let Some(entry) = state.remove(old) {
+            if let Some(new) = new {
+                moved.push((new.clone(), entry));
+            }
+        }
+    }
+    for (key, entry) in moved {
+        state.insert(&key, entry);
+    }
+    if state.is_empty() {
+        hooks.remove("state");
+    }
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use stopgate::config::{OutputMode, DEFAULT_TIMEOUT_MS};
+use stopgate::config::{Config, OutputMode, DEFAULT_TIMEOUT_MS};
 use stopgate::hook::{
     self, Decision, Event, Fault, HookEnv, HookInput, StateDir,
 };
@@ -198,17 +198,10 @@ fn handle(args: &Args, started: Instant) -> Reply {
         }
         return Reply::default();
     }
-    // The configured budget counts from the start, not from here.
-    let budget = config.timeout();
-    super::signals::exit_after(budget.saturating_sub(started.elapsed()));
     let key = input.session_id.as_deref().and_then(hook::safe_id);
+    arm(config.timeout(), started, &state, key);
     let marker = key.map(|k| (state.clone(), k.to_string()));
     let notice = |fault: Fault| Some(Notice { fault, marker: marker.clone() });
-    super::signals::arm_notice(
-        Fault::Timeout(budget.as_millis() as u64).json(),
-        Fault::Crash.json(),
-        key.map(|k| state.notice_marker(k)).as_deref(),
-    );
     inject_fault();
     let mut reply = Reply {
         notice: config_error.map(Fault::Config).and_then(notice),
@@ -226,6 +219,39 @@ fn handle(args: &Args, started: Instant) -> Reply {
             return reply;
         }
     };
+    let (agent, env) = agent_env(args, &input);
+    let outcome = hook::stop(&input, event, &judge, &state, &env);
+    for n in &outcome.notes {
+        log(n);
+    }
+    if let Some(fault) = outcome.fault {
+        reply.notice = notice(fault);
+    }
+    if let Decision::Block { message, .. } = outcome.decision {
+        reply.block = Some(Delivery { message, mode: mode(agent, &config) });
+    }
+    reply
+}
+
+/// Arm the Stop's time budget, which counts from the process's start, and
+/// the notice a timeout or a crash leaves for the session `key`.
+fn arm(
+    budget: Duration,
+    started: Instant,
+    state: &StateDir,
+    key: Option<&str>,
+) {
+    super::signals::exit_after(budget.saturating_sub(started.elapsed()));
+    super::signals::arm_notice(
+        Fault::Timeout(budget.as_millis() as u64).json(),
+        Fault::Crash.json(),
+        key.map(|k| state.notice_marker(k)).as_deref(),
+    );
+}
+
+/// The agent whose hook this is (`--agent`, or told by the input), and
+/// what the hook's environment says of the session.
+fn agent_env(args: &Args, input: &HookInput) -> (Format, HookEnv) {
     let agent = args
         .agent
         .as_deref()
@@ -237,25 +263,17 @@ fn handle(args: &Args, started: Instant) -> Reply {
         Format::Claude => std::env::var("CLAUDE_CODE_ENTRYPOINT").ok(),
         _ => None,
     };
-    let env = HookEnv::new(agent, entrypoint);
-    let outcome = hook::stop(&input, event, &judge, &state, &env);
-    for n in &outcome.notes {
-        log(n);
+    (agent, HookEnv::new(agent, entrypoint))
+}
+
+/// How a block reaches `agent`. Codex CLI takes exactly the JSON form as a
+/// block; Gemini CLI reads stdout before stderr. So for them the output is
+/// JSON, whatever `output` says.
+fn mode(agent: Format, config: &Config) -> OutputMode {
+    match agent {
+        Format::Claude => config.output,
+        _ => OutputMode::Json,
     }
-    if let Some(fault) = outcome.fault {
-        reply.notice = notice(fault);
-    }
-    if let Decision::Block { message, .. } = outcome.decision {
-        // Codex CLI takes exactly this JSON as a block; Gemini CLI reads
-        // stdout before stderr. So for them the output is JSON, whatever
-        // `output` says.
-        let mode = match agent {
-            Format::Claude => config.output,
-            _ => OutputMode::Json,
-        };
-        reply.block = Some(Delivery { message, mode });
-    }
-    reply
 }
 
 /// The state directory, or the fault that leaves the hook without one.

@@ -176,62 +176,23 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     } else {
         args.paths.clone()
     };
-    let now = jiff::Timestamp::now();
-    let edge = |w: &Option<When>, edge: Edge, flag: &str| {
-        w.as_ref()
-            .map(|w| when::resolve(w, edge, &args.tz, now))
-            .transpose()
-            .map_err(|e| format!("{flag}: {e}"))
-    };
-    let since = edge(&args.since, Edge::Since, "--since")?;
-    let until = edge(&args.until, Edge::Until, "--until")?;
-    if let (Some(s), Some(u)) = (since, until) {
-        if s > u {
-            eprintln!(
-                "stopgate: warning: --since ({s}) is after --until ({u}): no \
-                 turn can match"
-            );
-        }
-    }
+    let (since, until) = date_range(args)?;
+    // A file last written before `--since` holds no turn in range.
     let since_mtime = since
         .map(std::time::SystemTime::try_from)
         .transpose()
         .map_err(|e| format!("--since: {e}"))?;
     let mut walk =
         archive::Walk::new(&paths, since_mtime).map_err(|e| e.to_string())?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let max_threads = cores.saturating_mul(4);
-    let threads = match args.threads {
-        Some(n) if n > max_threads => {
-            eprintln!(
-                "stopgate: --threads {n} clamped to {max_threads} (4 per core)"
-            );
-            max_threads
-        }
-        Some(n) => n.max(1),
-        None => cores,
-    };
+    let threads = thread_count(args.threads);
     // The bar's totals take a walk of their own: the scan's walk hands out
     // files as it finds them, and never lists them all.
     let bar = progress_bar(args, || {
         let walk = archive::Walk::new(&paths, since_mtime).ok()?;
         Some(walk.fold((0, 0), |(n, bytes), c| (n + 1, bytes + c.len)))
     });
-    let mut options = ScanOptions::default();
-    options.chunk_size = args.chunk_size;
-    options.since = since;
-    options.until = until;
-    options.max_line = args.max_line_bytes;
-    // Only the table has colours; the stream strips them when they are not
-    // wanted (a pipe, NO_COLOR, --color never).
-    let choice = match args.format {
-        Format::Table => args.color.choice(),
-        _ => anstream::ColorChoice::Never,
-    };
-    let mut out = io::BufWriter::new(anstream::AutoStream::new(
-        io::stdout().lock(),
-        choice,
-    ));
+    let options = scan_options(args, since, until);
+    let mut out = output(args);
     let mut sink = Sink::new(args, &mut out);
     let mut tally = Tally::default();
     let mut found = 0usize;
@@ -242,13 +203,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         &judge,
         &options,
         threads,
-        &|len| {
-            let done = files_done.fetch_add(1, Ordering::Relaxed) + 1;
-            if let Some(b) = &bar {
-                b.inc(len);
-                b.set_message(done.to_string());
-            }
-        },
+        &|len| advance(bar.as_ref(), &files_done, len),
         &mut |report| {
             found += 1;
             if agent.is_some_and(|a| report.agent != a)
@@ -266,16 +221,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         b.finish_and_clear();
     }
     if found == 0 && walk.skipped_by_date() == 0 {
-        // A table of zeros would read as "you never audit".
-        let under: Vec<String> =
-            paths.iter().map(|p| p.display().to_string()).collect();
-        let msg = format!("no transcripts found under {}", under.join(", "));
-        match args.format {
-            Format::Table => println!("{}", terminal(&msg)),
-            Format::Jsonl | Format::Csv | Format::Html => {
-                eprintln!("stopgate: {msg}")
-            }
-        }
+        say_none_found(args.format, &paths);
         if walk.errors().is_empty() {
             return Ok(ExitCode::SUCCESS);
         }
@@ -294,8 +240,39 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
         Err(e) => return Err(format!("writing output: {e}")),
     }
+    Ok(exit_code(args, &tally, &walked))
+}
+
+/// Move the progress bar, if any, past a file of `len` bytes.
+fn advance(
+    bar: Option<&indicatif::ProgressBar>,
+    files_done: &AtomicU64,
+    len: u64,
+) {
+    let done = files_done.fetch_add(1, Ordering::Relaxed) + 1;
+    if let Some(b) = bar {
+        b.inc(len);
+        b.set_message(done.to_string());
+    }
+}
+
+/// Standard output, buffered. Only the table has colours; the stream
+/// strips them when they are not wanted (a pipe, NO_COLOR, --color never).
+fn output(
+    args: &Args,
+) -> io::BufWriter<anstream::AutoStream<io::StdoutLock<'static>>> {
+    let choice = match args.format {
+        Format::Table => args.color.choice(),
+        _ => anstream::ColorChoice::Never,
+    };
+    io::BufWriter::new(anstream::AutoStream::new(io::stdout().lock(), choice))
+}
+
+/// The scan's exit status, once its output is written: 1 with
+/// `--fail-on-findings` when anything was found. A count of what could not
+/// be read goes to stderr when stdout is data, not the table.
+fn exit_code(args: &Args, tally: &Tally, walked: &WalkNotes<'_>) -> ExitCode {
     if args.format != Format::Table {
-        // The summary's problems still matter when stdout is data.
         let unreadable = tally.unreadable.len() + walked.errors.len();
         if unreadable > 0 {
             eprintln!(
@@ -303,12 +280,80 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             );
         }
     }
-    let any = tally.findings > 0;
-    Ok(if args.fail_on_findings && any {
+    if args.fail_on_findings && tally.findings > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    }
+}
+
+/// A date range: its first and last instants, either open.
+type Range = (Option<jiff::Timestamp>, Option<jiff::Timestamp>);
+
+/// `--since` and `--until`, resolved; a warning when no turn can match.
+fn date_range(args: &Args) -> Result<Range, String> {
+    let now = jiff::Timestamp::now();
+    let edge = |w: &Option<When>, edge: Edge, flag: &str| {
+        w.as_ref()
+            .map(|w| when::resolve(w, edge, &args.tz, now))
+            .transpose()
+            .map_err(|e| format!("{flag}: {e}"))
+    };
+    let since = edge(&args.since, Edge::Since, "--since")?;
+    let until = edge(&args.until, Edge::Until, "--until")?;
+    if let (Some(s), Some(u)) = (since, until) {
+        if s > u {
+            eprintln!(
+                "stopgate: warning: --since ({s}) is after --until ({u}): no \
+                 turn can match"
+            );
+        }
+    }
+    Ok((since, until))
+}
+
+/// The scan's threads: `--threads`, at most 4 per core, or one per core.
+fn thread_count(asked: Option<usize>) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max_threads = cores.saturating_mul(4);
+    match asked {
+        Some(n) if n > max_threads => {
+            eprintln!(
+                "stopgate: --threads {n} clamped to {max_threads} (4 per core)"
+            );
+            max_threads
+        }
+        Some(n) => n.max(1),
+        None => cores,
+    }
+}
+
+/// The reading settings of the command line.
+fn scan_options(
+    args: &Args,
+    since: Option<jiff::Timestamp>,
+    until: Option<jiff::Timestamp>,
+) -> ScanOptions {
+    let mut options = ScanOptions::default();
+    options.chunk_size = args.chunk_size;
+    options.since = since;
+    options.until = until;
+    options.max_line = args.max_line_bytes;
+    options
+}
+
+/// Say that `paths` hold no transcript: a table of zeros would read as
+/// "you never audit".
+fn say_none_found(format: Format, paths: &[PathBuf]) {
+    let under: Vec<String> =
+        paths.iter().map(|p| p.display().to_string()).collect();
+    let msg = format!("no transcripts found under {}", under.join(", "));
+    match format {
+        Format::Table => println!("{}", terminal(&msg)),
+        Format::Jsonl | Format::Csv | Format::Html => {
+            eprintln!("stopgate: {msg}")
+        }
+    }
 }
 
 /// The stores scanned when no PATH is given: every agent's (or `only`'s)
@@ -884,7 +929,26 @@ fn write_table(
     elapsed: Duration,
     threads: usize,
 ) -> io::Result<()> {
-    let change_turns = summary.all.change_turns;
+    write_scanned(out, tally, summary, walked, elapsed, threads)?;
+    writeln!(out)?;
+    write_totals(out, summary)?;
+    writeln!(out)?;
+    write_findings(out, summary)?;
+    writeln!(out)?;
+    write_hooks(out, tally)?;
+    write_breakdowns(out, summary)?;
+    write_worst(out, &tally.worst)
+}
+
+/// What was read, how fast, and what could not be.
+fn write_scanned(
+    out: &mut impl Write,
+    tally: &Tally,
+    summary: &Summary,
+    walked: &WalkNotes<'_>,
+    elapsed: Duration,
+    threads: usize,
+) -> io::Result<()> {
     let bytes = tally.bytes;
     let unreadable: Vec<&String> =
         tally.unreadable.iter().chain(walked.errors).collect();
@@ -896,7 +960,7 @@ fn write_table(
         tally.subagent_files,
         human_bytes(bytes),
         tally.turns,
-        change_turns
+        summary.all.change_turns
     )?;
     writeln!(
         out,
@@ -932,17 +996,20 @@ fn write_table(
             tally.too_long
         )?;
     }
-    writeln!(out)?;
-    // Audits by how they were written, so a team that audits in its own
-    // words is not told it never audits.
+    Ok(())
+}
+
+/// The change turns and how they were audited, and the dates they span.
+/// Audits by how they were written, so a team that audits in its own
+/// words is not told it never audits.
+fn write_totals(out: &mut impl Write, summary: &Summary) -> io::Result<()> {
+    let n = summary.all.unaudited;
     writeln!(
         out,
-        "change turns: {change_turns}; {}, unaudited {}",
+        "change turns: {}; {}, unaudited {}",
+        summary.all.change_turns,
         summary.all.audit_breakdown(),
-        {
-            let n = summary.all.unaudited;
-            paint(if n > 0 { BAD } else { GOOD }, &n.to_string())
-        },
+        paint(if n > 0 { BAD } else { GOOD }, &n.to_string()),
     )?;
     if let (Some(a), Some(b)) = (summary.first, summary.last) {
         writeln!(
@@ -952,7 +1019,12 @@ fn write_table(
             summary.show(b)
         )?;
     }
-    writeln!(out)?;
+    Ok(())
+}
+
+/// One row per finding: its turns, and its rate over the turns it could
+/// be found in.
+fn write_findings(out: &mut impl Write, summary: &Summary) -> io::Result<()> {
     writeln!(
         out,
         "{}",
@@ -975,32 +1047,30 @@ fn write_table(
             Counts::denominator_name(f)
         )?;
     }
-    writeln!(out)?;
+    Ok(())
+}
+
+/// What the Stop hooks already in the transcripts did, and whether
+/// stopgate's told the user it was not guarding.
+fn write_hooks(out: &mut impl Write, tally: &Tally) -> io::Result<()> {
+    let turns = if tally.hooks_ran == 1 { "turn" } else { "turns" };
     writeln!(
         out,
-        "stop hooks ran after {} turns and blocked {}",
+        "stop hooks ran after {} {turns} and blocked {}",
         tally.hooks_ran, tally.hook_blocked
     )?;
     if tally.unguarded > 0 {
-        writeln!(
-            out,
-            "{}",
-            paint(
-                BAD,
-                &format!(
-                    "stopgate's hook told the user it was not guarding {} \
-                     (it fails open; run `stopgate doctor`)",
-                    match tally.unguarded {
-                        1 => "once".to_string(),
-                        n => format!("{n} times"),
-                    }
-                )
-            )
-        )?;
+        let times = match tally.unguarded {
+            1 => "once".to_string(),
+            n => format!("{n} times"),
+        };
+        let line = format!(
+            "stopgate's hook told the user it was not guarding {times} \
+             (it fails open; run `stopgate doctor`)"
+        );
+        writeln!(out, "{}", paint(BAD, &line))?;
     }
-
-    write_breakdowns(out, summary)?;
-    write_worst(out, &tally.worst)
+    Ok(())
 }
 
 /// Per project and per period: change turns, how they were audited, and

@@ -716,17 +716,7 @@ impl Outcomes {
         hits: &Hits,
         plain: &dyn PlainWords,
     ) -> Option<PlainAudit> {
-        // Nothing to find without a word of a try, a command, an arrow or
-        // a Korean "when I did", or without a word of an outcome, a
-        // number, an arrow or a quotation.
-        let all = 0..text.len();
-        if !(hits.any(List::Try, all.clone())
-            || text.contains(['`', '→'])
-            || text.contains("니 "))
-            || !(hits.any(List::Outcome, all)
-                || text.bytes().any(|b| b.is_ascii_digit())
-                || text.contains(['→', '"', '「']))
-        {
+        if !may_tell_a_try(text, hits) {
             return None;
         }
         // A try carried from the sentence before: the try's words, and
@@ -739,20 +729,7 @@ impl Outcomes {
             // So is a list item's left side of an arrow: "- 0 バイトの
             // ファイルをアップロード →「ファイルが空です」と出て".
             let arrow = arrow_try(&text[..start], sentence);
-            let here = hits
-                .first(List::Try, start..end)
-                .or_else(|| {
-                    let c = command_span(sentence)?;
-                    let from = c.as_ptr() as usize - text.as_ptr() as usize;
-                    Some(from..from + c.len())
-                })
-                .or_else(|| {
-                    arrow.clone().map(|a| start + a.start..start + a.end)
-                })
-                .or_else(|| {
-                    when_i_did(sentence)
-                        .map(|w| start + w.start..start + w.end)
-                });
+            let here = try_in(text, hits, start..end, arrow.clone());
             // A try may stand alone in the sentence before its outcome:
             // "… uploaded a 7.3 GB file and cut the link twice. Both
             // times it resumed …". Only a word of a try carries over: a
@@ -774,23 +751,13 @@ impl Outcomes {
             {
                 continue;
             }
-            // A Korean "when I did" ("…예약하니") or a Japanese "when I
-            // did" ("…送ると") before a past tells what came of the try:
-            // "3개를 예약하니 10:00:03에 게시됐습니다".
-            let discovered = {
-                let word = text[tried.clone()].trim_end();
-                (word.ends_with('니') || word.ends_with("ると"))
-                    && ends_in_past(&text[tried.end..end.max(tried.end)])
-            };
-            // What stands after an arrow, told in the past, is what came
-            // of its left side ("取り消し → 元の価格に戻った").
-            let after_arrow =
-                arrow.is_some_and(|a| ends_in_past(&sentence[a.end..]));
-            let found = discovered
-                || after_arrow
-                || hits.any(List::Outcome, start..end)
-                || self.has_status(sentence)
-                || shows_message(sentence);
+            let found = self.tells_what_came(
+                text,
+                hits,
+                start..end,
+                tried.clone(),
+                arrow,
+            );
             if plain.summary_heading(sentence) {
                 continue;
             }
@@ -822,6 +789,26 @@ impl Outcomes {
             }
         }
         None
+    }
+
+    /// Whether the sentence at `range` tells what came of the try at
+    /// `tried`: a past after a "when I did" or after an arrow (`arrow`,
+    /// within the sentence: "取り消し → 元の価格に戻った"), a word of an
+    /// outcome, a status or a message shown.
+    fn tells_what_came(
+        &self,
+        text: &str,
+        hits: &Hits,
+        range: Range<usize>,
+        tried: Range<usize>,
+        arrow: Option<Range<usize>>,
+    ) -> bool {
+        let sentence = &text[range.clone()];
+        discovered(text, tried, range.end)
+            || arrow.is_some_and(|a| ends_in_past(&sentence[a.end..]))
+            || hits.any(List::Outcome, range)
+            || self.has_status(sentence)
+            || shows_message(sentence)
     }
 
     /// See the module docs: then and now.
@@ -1533,6 +1520,50 @@ fn when_i_did(sentence: &str) -> Option<Range<usize>> {
             (hangul && !cause && verb && ends_in_past(&sentence[end..]))
                 .then_some(word_start..end)
         })
+}
+
+/// Whether `text` may tell a try and what came of it: it needs a word of
+/// a try, a command, an arrow or a Korean "when I did", and a word of an
+/// outcome, a number, an arrow or a quotation.
+fn may_tell_a_try(text: &str, hits: &Hits) -> bool {
+    let all = 0..text.len();
+    (hits.any(List::Try, all.clone())
+        || text.contains(['`', '→'])
+        || text.contains("니 "))
+        && (hits.any(List::Outcome, all)
+            || text.bytes().any(|b| b.is_ascii_digit())
+            || text.contains(['→', '"', '「']))
+}
+
+/// The try in the sentence at `sentence` of `text`: a word of a try, a
+/// command the agent ran ("`git grep -n X` finds nothing"), a list item's
+/// left side of an arrow (`arrow`, within the sentence: "- 0 バイトの
+/// ファイルをアップロード →「ファイルが空です」と出て"), or a "when I did".
+fn try_in(
+    text: &str,
+    hits: &Hits,
+    sentence: Range<usize>,
+    arrow: Option<Range<usize>>,
+) -> Option<Range<usize>> {
+    let start = sentence.start;
+    let words = &text[sentence.clone()];
+    hits.first(List::Try, sentence)
+        .or_else(|| {
+            let c = command_span(words)?;
+            let from = c.as_ptr() as usize - text.as_ptr() as usize;
+            Some(from..from + c.len())
+        })
+        .or_else(|| arrow.map(|a| start + a.start..start + a.end))
+        .or_else(|| when_i_did(words).map(|w| start + w.start..start + w.end))
+}
+
+/// Whether the try at `tried`, a Korean "when I did" ("…예약하니") or a
+/// Japanese one ("…送ると"), comes before a past up to `end`: that tells
+/// what came of it ("3개를 예약하니 10:00:03에 게시됐습니다").
+fn discovered(text: &str, tried: Range<usize>, end: usize) -> bool {
+    let word = text[tried.clone()].trim_end();
+    (word.ends_with('니') || word.ends_with("ると"))
+        && ends_in_past(&text[tried.end..end.max(tried.end)])
 }
 
 /// The left side of the arrow in a list item ("- Uploaded a 0-byte file →

@@ -230,118 +230,9 @@ impl PlainAudits {
                 continue;
             }
             let referent = match self.kinds[m.keyword_index()] {
-                LeadKind::Heading => {
-                    let Some(body) =
-                        after_heading(text, m, &self.heading_ends)
-                    else {
-                        continue;
-                    };
-                    if self.is_empty(body) {
-                        continue;
-                    }
-                    // A body on the heading's line that opens with a hedge
-                    // or a plan found nothing, whatever follows it
-                    // ("Edge cases: I'll look at them later. Added
-                    // `page`.").
-                    let first =
-                        &body[..sentence_end_within(body, 0, CLAUSE_WITHIN)];
-                    if !body.trim_start_matches([' ', '\t']).starts_with('\n')
-                        && self.referent(first).is_none()
-                        && self.outcomes.unsure_statement(first)
-                    {
-                        continue;
-                    }
-                    // Nor did one whose first sentence tells the code read
-                    // ("## Verification\nI walked through the code path
-                    // …").
-                    let opening = body.trim_start();
-                    let opening = &opening
-                        [..sentence_end_within(opening, 0, CLAUSE_WITHIN)];
-                    // A list of what was looked at tells nothing found
-                    // ("確認したこと:\n- うるう日の扱い\n- ステップ値").
-                    let list =
-                        body.trim_start_matches([' ', '\t']).starts_with('\n');
-                    // Nor one that names, before its colon, the code or
-                    // its rules as what was looked at ("Checked the layout
-                    // rules for iPad: …").
-                    let (start, _) =
-                        sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
-                    let body_at =
-                        body.as_ptr() as usize - text.as_ptr() as usize;
-                    let head = &text[start.min(body_at)..body_at];
-                    if self.read_not_seen(opening)
-                        || self.reads_code(head)
-                        || self.sourced(paragraph(body))
-                        || hygiene_list(paragraph(body))
-                        || self.outcomes.table_without_results(body)
-                        || (list
-                            && !self
-                                .outcomes
-                                .list_tells_findings(paragraph(body)))
-                    {
-                        continue;
-                    }
-                    // An English heading after a change in its sentence is
-                    // what the change was made to ("Handled the edge case
-                    // you mentioned: …"): what was seen of it must be told
-                    // in the sentence after its colon, not anywhere on.
-                    let before = &text[start..m.start()];
-                    let changed = before.is_ascii()
-                        && !before.trim().is_empty()
-                        && self.outcomes.tells_change(before);
-                    if changed {
-                        self.referent(opening)
-                    } else {
-                        // Only a paragraph that names one is cut.
-                        self.referent(paragraph(body)).and_then(|_| {
-                            self.sure_referent(self.until_change(body))
-                        })
-                    }
-                }
+                LeadKind::Heading => self.heading_referent(text, m),
                 LeadKind::Statement => {
-                    // A statement is an act: what keeps an act from
-                    // reporting a check keeps it too.
-                    if !self.reports(text, m.start()..m.end()) {
-                        continue;
-                    }
-                    let (start, end) =
-                        sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
-                    // A Japanese statement in its joining form ("検証し、")
-                    // takes its tense from the sentence's end: "…を検証し、
-                    // 400 を返します" tells what the code does.
-                    // Nor does one whose sentence ends on the setting made:
-                    // "…を確認し、…返すようにしました" tells the change.
-                    let keyword = leads.keyword(m);
-                    if keyword.ends_with('、')
-                        && (!ends_in_past(&text[m.end()..end])
-                            || self
-                                .outcomes
-                                .ends_on_setting(&text[start..end]))
-                    {
-                        continue;
-                    }
-                    // What the sentence after it tells was found, unless
-                    // it tells a setting, a hedge, a guess or a cause
-                    // ("確認しました。…送る作りになっていて、…問題なさそう
-                    // です"). A Japanese or Korean statement names what it
-                    // checked before it ("본인인증 만료를 시험해 봤습니다"):
-                    // with nothing found after it, that is no finding.
-                    let next = next_sentence(text, end);
-                    let after = self.after_act(next);
-                    // What it found, told as a guess, was inferred
-                    // ("Tested: looks right in the UI").
-                    if self.guessed(&text[m.end()..end]) {
-                        continue;
-                    }
-                    let own_after = self.referent(&text[m.end()..end]);
-                    if after.lends_nothing && own_after.is_none() {
-                        continue;
-                    }
-                    let lent =
-                        self.referent(next).filter(|_| !after.lends_nothing);
-                    own_after
-                        .or(lent)
-                        .or_else(|| self.referent(&text[start..m.start()]))
+                    self.statement_referent(text, m, leads.keyword(m))
                 }
             };
             if let Some(referent) = referent {
@@ -353,6 +244,114 @@ impl PlainAudits {
             }
         }
         self.find_act(text).or_else(|| self.outcomes.find(text, self, grounds))
+    }
+
+    /// The referent of the heading lead `m`: what its body found, if it
+    /// tells a finding of its own (not a plan, a list of what was looked
+    /// at, the code read, or a document's word).
+    fn heading_referent(&self, text: &str, m: KeywordMatch) -> Option<String> {
+        let body = after_heading(text, m, &self.heading_ends)?;
+        if self.is_empty(body) {
+            return None;
+        }
+        // A body on the heading's line that opens with a hedge
+        // or a plan found nothing, whatever follows it
+        // ("Edge cases: I'll look at them later. Added
+        // `page`.").
+        let first = &body[..sentence_end_within(body, 0, CLAUSE_WITHIN)];
+        if !body.trim_start_matches([' ', '\t']).starts_with('\n')
+            && self.referent(first).is_none()
+            && self.outcomes.unsure_statement(first)
+        {
+            return None;
+        }
+        // Nor did one whose first sentence tells the code read
+        // ("## Verification\nI walked through the code path
+        // …").
+        let opening = body.trim_start();
+        let opening =
+            &opening[..sentence_end_within(opening, 0, CLAUSE_WITHIN)];
+        // A list of what was looked at tells nothing found
+        // ("確認したこと:\n- うるう日の扱い\n- ステップ値").
+        let list = body.trim_start_matches([' ', '\t']).starts_with('\n');
+        // Nor one that names, before its colon, the code or
+        // its rules as what was looked at ("Checked the layout
+        // rules for iPad: …").
+        let (start, _) =
+            sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
+        let body_at = body.as_ptr() as usize - text.as_ptr() as usize;
+        let head = &text[start.min(body_at)..body_at];
+        if self.read_not_seen(opening)
+            || self.reads_code(head)
+            || self.sourced(paragraph(body))
+            || hygiene_list(paragraph(body))
+            || self.outcomes.table_without_results(body)
+            || (list && !self.outcomes.list_tells_findings(paragraph(body)))
+        {
+            return None;
+        }
+        // An English heading after a change in its sentence is
+        // what the change was made to ("Handled the edge case
+        // you mentioned: …"): what was seen of it must be told
+        // in the sentence after its colon, not anywhere on.
+        let before = &text[start..m.start()];
+        let changed = before.is_ascii()
+            && !before.trim().is_empty()
+            && self.outcomes.tells_change(before);
+        if changed {
+            self.referent(opening)
+        } else {
+            // Only a paragraph that names one is cut.
+            self.referent(paragraph(body))
+                .and_then(|_| self.sure_referent(self.until_change(body)))
+        }
+    }
+
+    /// The referent of the statement lead `m` (`keyword`): in its sentence,
+    /// after it, or lent by the next sentence when that tells a finding.
+    fn statement_referent(
+        &self,
+        text: &str,
+        m: KeywordMatch,
+        keyword: &str,
+    ) -> Option<String> {
+        // A statement is an act: what keeps an act from
+        // reporting a check keeps it too.
+        if !self.reports(text, m.start()..m.end()) {
+            return None;
+        }
+        let (start, end) =
+            sentence_bounds_within(text, m.start(), CLAUSE_WITHIN);
+        // A Japanese statement in its joining form ("検証し、")
+        // takes its tense from the sentence's end: "…を検証し、
+        // 400 を返します" tells what the code does.
+        // Nor does one whose sentence ends on the setting made:
+        // "…を確認し、…返すようにしました" tells the change.
+        if keyword.ends_with('、')
+            && (!ends_in_past(&text[m.end()..end])
+                || self.outcomes.ends_on_setting(&text[start..end]))
+        {
+            return None;
+        }
+        // What the sentence after it tells was found, unless
+        // it tells a setting, a hedge, a guess or a cause
+        // ("確認しました。…送る作りになっていて、…問題なさそう
+        // です"). A Japanese or Korean statement names what it
+        // checked before it ("본인인증 만료를 시험해 봤습니다"):
+        // with nothing found after it, that is no finding.
+        let next = next_sentence(text, end);
+        let after = self.after_act(next);
+        // What it found, told as a guess, was inferred
+        // ("Tested: looks right in the UI").
+        if self.guessed(&text[m.end()..end]) {
+            return None;
+        }
+        let own_after = self.referent(&text[m.end()..end]);
+        if after.lends_nothing && own_after.is_none() {
+            return None;
+        }
+        let lent = self.referent(next).filter(|_| !after.lends_nothing);
+        own_after.or(lent).or_else(|| self.referent(&text[start..m.start()]))
     }
 
     /// The referent of the first line of `list` that names one, passing
@@ -589,102 +588,88 @@ impl PlainAudits {
             .flat_map(|a| a.set.spans(text))
             .collect();
         spans.sort_unstable_by_key(|r| (r.start, r.end));
-        for mut span in spans {
-            if !self.reports(text, span.clone())
-                || in_markdown_heading(text, span.start)
-                || self.outcomes.in_work_list(text, span.start)
-            {
-                continue;
-            }
-            // A noun ending's tail ends the sentence ("確認。"): the act is
-            // the noun, so that the act stays inside its sentence.
-            if let Some(c) = text[span.clone()].chars().next_back() {
-                if span.len() > c.len_utf8()
-                    && ends_sentence(text, span.end - c.len_utf8(), c)
-                {
-                    span.end -= c.len_utf8();
-                }
-            }
-            let (start, end) =
-                sentence_bounds_within(text, span.start, CLAUSE_WITHIN);
-            // Never before the act (see the trim above).
-            let rest = end.max(span.end);
-            if is_question(&text[end..]) || hygiene_only(&text[start..rest]) {
-                continue;
-            }
-            // What the act found, told as a guess, was inferred.
-            if self.guessed(&text[span.end..rest]) {
-                continue;
-            }
-            // An act that opens a note in brackets finds only what the
-            // note names: "(tested a 12 MB PNG)" is a check, "rows whose
-            // email (compared case-insensitively) exists" a description.
-            // One that points back ("(tried it)") checked what was told.
-            if text[..span.start].ends_with('(') {
-                let note = &text[span.end..rest];
-                let note = note.find(')').map_or(note, |i| &note[..i]);
-                let points_back =
-                    note.split_whitespace().next().is_none_or(|w| {
-                        ["it", "this", "that", "them", "both", "all"]
-                            .iter()
-                            .any(|p| w.eq_ignore_ascii_case(p))
-                    });
-                if !points_back {
-                    if let Some(referent) = self.referent(note) {
-                        return Some(PlainAudit {
-                            lead: text[span.clone()].to_string(),
-                            referent,
-                            span,
-                        });
-                    }
-                    continue;
-                }
-            }
-            // The next sentence tells what the act found, unless it tells
-            // another change ("Tried it locally. Raised the limit to 50
-            // MB."), a setting, a hedge or a guess, or gives a cause.
-            let next = next_sentence(text, end);
-            let told = self.after_act(next);
-            let after = self.referent(&text[span.end..rest]);
-            // A Japanese or Korean act names what it checked before it
-            // ("본인인증 만료를 시험해 봤습니다"): when what follows is a guess
-            // or a hedge, nothing was found.
-            if after.is_none() && !text[start..rest].is_ascii() && told.hedged
-            {
-                continue;
-            }
-            let own = self.referent(&text[start..span.start]).or(after);
-            // An act after a cause, with nothing of its own to show, is a
-            // conclusion drawn ("it's a drop-in replacement, so the output
-            // is identical"), not a check made.
-            if own.is_none()
-                && self.outcomes.gives_cause(&text[start..span.start])
-            {
-                continue;
-            }
-            // After a green run ("確認\n1. `npm run build` ✔"), the list's
-            // other items may tell what was found.
-            let referent = own
-                .or_else(|| {
-                    let lent = if hygiene_list(next) {
-                        self.list_referent(paragraph(&text[end..]))
-                    } else {
-                        self.referent(next)
-                    };
-                    lent.filter(|_| !told.lends_nothing)
-                })
-                .or_else(|| {
-                    self.list_referent(paragraph(list_after(text, span.end)?))
-                });
-            if let Some(referent) = referent {
-                return Some(PlainAudit {
-                    lead: text[span.clone()].to_string(),
-                    referent,
-                    span,
-                });
+        spans.into_iter().find_map(|span| self.act_at(text, span))
+    }
+
+    /// The audit the act at `span` tells, if it reports a check and names
+    /// what it found.
+    fn act_at(
+        &self,
+        text: &str,
+        span: std::ops::Range<usize>,
+    ) -> Option<PlainAudit> {
+        if !self.reports(text, span.clone())
+            || in_markdown_heading(text, span.start)
+            || self.outcomes.in_work_list(text, span.start)
+        {
+            return None;
+        }
+        let span = without_noun_ending(text, span);
+        let (start, end) =
+            sentence_bounds_within(text, span.start, CLAUSE_WITHIN);
+        // Never before the act (see the trim above).
+        let rest = end.max(span.end);
+        if is_question(&text[end..]) || hygiene_only(&text[start..rest]) {
+            return None;
+        }
+        // What the act found, told as a guess, was inferred.
+        if self.guessed(&text[span.end..rest]) {
+            return None;
+        }
+        let audit = |referent| PlainAudit {
+            lead: text[span.clone()].to_string(),
+            referent,
+            span: span.clone(),
+        };
+        // An act that opens a note in brackets finds only what the note
+        // names: "(tested a 12 MB PNG)" is a check, "rows whose email
+        // (compared case-insensitively) exists" a description.
+        if text[..span.start].ends_with('(') {
+            if let Some(note) = own_note(&text[span.end..rest]) {
+                return self.referent(note).map(audit);
             }
         }
-        None
+        // The next sentence tells what the act found, unless it tells
+        // another change ("Tried it locally. Raised the limit to 50
+        // MB."), a setting, a hedge or a guess, or gives a cause.
+        let next = next_sentence(text, end);
+        let told = self.after_act(next);
+        let after = self.referent(&text[span.end..rest]);
+        // A Japanese or Korean act names what it checked before it
+        // ("본인인증 만료를 시험해 봤습니다"): when what follows is a guess
+        // or a hedge, nothing was found.
+        if after.is_none() && !text[start..rest].is_ascii() && told.hedged {
+            return None;
+        }
+        let own = self.referent(&text[start..span.start]).or(after);
+        // An act after a cause, with nothing of its own to show, is a
+        // conclusion drawn ("it's a drop-in replacement, so the output
+        // is identical"), not a check made.
+        if own.is_none() && self.outcomes.gives_cause(&text[start..span.start])
+        {
+            return None;
+        }
+        own.or_else(|| {
+            self.lent_referent(text, end, next).filter(|_| !told.lends_nothing)
+        })
+        .or_else(|| self.list_referent(paragraph(list_after(text, span.end)?)))
+        .map(audit)
+    }
+
+    /// The referent the sentence after an act (`next`, after byte `end`)
+    /// lends it. After a green run ("確認\n1. `npm run build` ✔"), the
+    /// list's other items may tell what was found.
+    fn lent_referent(
+        &self,
+        text: &str,
+        end: usize,
+        next: &str,
+    ) -> Option<String> {
+        if hygiene_list(next) {
+            self.list_referent(paragraph(&text[end..]))
+        } else {
+            self.referent(next)
+        }
     }
 
     /// Whether the lead or marker `m` is negated: by a negation earlier in
@@ -1204,6 +1189,35 @@ fn adnominal(text: &str, at: usize) -> bool {
         && rest.chars().next().is_some_and(
             |c| matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{30A0}'..='\u{30FF}'),
         )
+}
+
+/// The act at `span`, less a noun ending's tail that ends the sentence
+/// ("確認。"): the act is the noun, so that it stays inside its sentence.
+fn without_noun_ending(
+    text: &str,
+    mut span: std::ops::Range<usize>,
+) -> std::ops::Range<usize> {
+    if let Some(c) = text[span.clone()].chars().next_back() {
+        if span.len() > c.len_utf8()
+            && ends_sentence(text, span.end - c.len_utf8(), c)
+        {
+            span.end -= c.len_utf8();
+        }
+    }
+    span
+}
+
+/// The note in brackets that an act opens (`after` is the text after the
+/// act): `None` when it points back at what was told ("(tried it)"), for
+/// then the act checked that.
+fn own_note(after: &str) -> Option<&str> {
+    let note = after.find(')').map_or(after, |i| &after[..i]);
+    let points_back = note.split_whitespace().next().is_none_or(|w| {
+        ["it", "this", "that", "them", "both", "all"]
+            .iter()
+            .any(|p| w.eq_ignore_ascii_case(p))
+    });
+    (!points_back).then_some(note)
 }
 
 /// Whether byte `at` stands in a Markdown heading line (`## Testing`): a

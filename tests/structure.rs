@@ -1,0 +1,472 @@
+//! The crate's shape, read from its source: three layers whose imports
+//! point down only, no circle of imports between files, and functions short
+//! enough to read.
+//!
+//! The library is read → judge → run (see the crate's documentation). A
+//! test that reads the imports keeps it so: an arrow that runs back up, or
+//! a circle, fails here, with the files that make it. Only the library is
+//! read for the graph (`src/main.rs` and `src/cmd/` are the binary, a crate
+//! above it), and items under `#[cfg(test)]` are left out, as they are of
+//! the build.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// A module path, from the crate root: `["read", "turn"]`.
+type ModPath = Vec<String>;
+
+/// The layers, bottom first, and the top-level modules of each.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("read", &["error", "keywords", "changes", "read"]),
+    ("judge", &["config", "gates", "judge"]),
+    ("run", &["hook", "archive", "internals"]),
+];
+
+/// The longest a function may be, in lines (its comments too), outside
+/// tests.
+const MAX_FN_LINES: usize = 80;
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The module path of a library file: `src/read/mod.rs` is `read`,
+/// `src/read/turn.rs` is `read::turn`, `src/lib.rs` the root.
+fn module_of(file: &Path) -> ModPath {
+    let rel = file.strip_prefix(src()).unwrap();
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The source of a file without the items under `#[cfg(test)]`, and
+/// without its comment lines unless `comments` (an attribute line, then an item to its closing brace at
+/// the same indentation).
+fn code_of(text: &str, comments: bool) -> String {
+    let mut out = String::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if trimmed == "#[cfg(test)]" {
+            let indent = &line[..line.len() - trimmed.len()];
+            skip_item(&mut lines, &format!("{indent}}}"));
+            continue;
+        }
+        if !comments && trimmed.starts_with("//") {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Pass over the item after a `#[cfg(test)]`: its other attributes, then
+/// one line when it ends there (`mod tests;`, `use …;`), or every line to
+/// `close`, its closing brace.
+fn skip_item<'a>(lines: &mut impl Iterator<Item = &'a str>, close: &str) {
+    for line in lines.by_ref() {
+        let t = line.trim();
+        if t.starts_with("#[") {
+            continue;
+        }
+        if t.ends_with(';') && !t.contains('{') {
+            return;
+        }
+        break;
+    }
+    for line in lines.by_ref() {
+        if line.trim_end() == close {
+            return;
+        }
+    }
+}
+
+/// The `use` declarations of `code`, expanded: each imported path whole,
+/// with the name it is known by (`use a::b as c` is `c`).
+fn uses(code: &str) -> Vec<(Vec<String>, String)> {
+    let mut out = vec![];
+    let mut rest = code;
+    while let Some(i) = find_use(rest) {
+        let after = &rest[i..];
+        let body_start = after.find("use ").unwrap() + 4;
+        let end = after.find(';').unwrap();
+        expand(&after[body_start..end], &mut vec![], &mut out);
+        rest = &after[end..];
+    }
+    out
+}
+
+/// Where the next `use` declaration starts (at a line's start, after an
+/// optional visibility).
+fn find_use(code: &str) -> Option<usize> {
+    let mut at = 0;
+    for line in code.split_inclusive('\n') {
+        let t = line.trim_start();
+        let t = t
+            .strip_prefix("pub(crate) ")
+            .or_else(|| t.strip_prefix("pub(super) "))
+            .or_else(|| t.strip_prefix("pub "))
+            .unwrap_or(t);
+        if t.starts_with("use ") {
+            return Some(at + line.find("use ").unwrap());
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// Expand one use tree (`a::{b, c::{d, e as f}}`) onto `prefix`.
+fn expand(
+    tree: &str,
+    prefix: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, String)>,
+) {
+    let tree = tree.trim();
+    if let Some(open) = tree.find('{') {
+        let head: Vec<String> = tree[..open]
+            .split("::")
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        let inner = &tree[open + 1..tree.rfind('}').unwrap()];
+        let n = prefix.len();
+        prefix.extend(head);
+        for part in split_top(inner) {
+            expand(part, prefix, out);
+        }
+        prefix.truncate(n);
+        return;
+    }
+    let (path, alias) = match tree.split_once(" as ") {
+        Some((p, a)) => (p.trim(), Some(a.trim())),
+        None => (tree, None),
+    };
+    let mut full = prefix.clone();
+    full.extend(path.split("::").map(|s| s.trim().to_string()));
+    if full.last().is_some_and(|s| s == "self") {
+        full.pop();
+    }
+    let name = alias
+        .map(String::from)
+        .or_else(|| full.last().cloned())
+        .unwrap_or_default();
+    if !full.is_empty() {
+        out.push((full, name));
+    }
+}
+
+/// `a, b::{c, d}, e` split at its top-level commas.
+fn split_top(s: &str) -> Vec<&str> {
+    let (mut depth, mut start, mut out) = (0, 0, vec![]);
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out.into_iter().filter(|p| !p.trim().is_empty()).collect()
+}
+
+/// The paths written inline in code: `crate::a::b`, `super::x::y`.
+fn inline_paths(code: &str) -> Vec<Vec<String>> {
+    let re = regex::Regex::new(
+        r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)",
+    )
+    .unwrap();
+    re.captures_iter(code)
+        .map(|c| {
+            let mut p = vec![c[1].to_string()];
+            p.extend(
+                c[2].split("::").filter(|s| !s.is_empty()).map(String::from),
+            );
+            p
+        })
+        .collect()
+}
+
+/// The library, read: each module's file, its code and its imports.
+struct Crate {
+    files: BTreeMap<ModPath, PathBuf>,
+    imports: BTreeMap<ModPath, Vec<(Vec<String>, String)>>,
+    inline: BTreeMap<ModPath, Vec<Vec<String>>>,
+}
+
+impl Crate {
+    fn read() -> Crate {
+        let mut c = Crate {
+            files: BTreeMap::new(),
+            imports: BTreeMap::new(),
+            inline: BTreeMap::new(),
+        };
+        for file in rust_files(&src()) {
+            let rel = file.strip_prefix(src()).unwrap();
+            if rel.starts_with("cmd") || rel == Path::new("main.rs") {
+                continue;
+            }
+            let m = module_of(&file);
+            let code =
+                code_of(&std::fs::read_to_string(&file).unwrap(), false);
+            c.imports.insert(m.clone(), uses(&code));
+            c.inline.insert(m.clone(), inline_paths(&code));
+            c.files.insert(m, file);
+        }
+        c
+    }
+
+    /// `path` as written in module `from`, made absolute.
+    fn absolute(&self, from: &ModPath, path: &[String]) -> Option<ModPath> {
+        let mut base: ModPath = from.clone();
+        let mut segs = path;
+        match segs.first().map(String::as_str) {
+            Some("crate") => {
+                base.clear();
+                segs = &segs[1..];
+            }
+            Some("super") => {
+                while segs.first().is_some_and(|s| s == "super") {
+                    base.pop()?;
+                    segs = &segs[1..];
+                }
+            }
+            Some("self") => segs = &segs[1..],
+            // An outside crate (std, memchr, serde) or a local name.
+            _ => return None,
+        }
+        base.extend(segs.iter().cloned());
+        Some(base)
+    }
+
+    /// The file that defines what `path` (absolute) names, following
+    /// imports through the modules on the way, so that a name a `mod.rs`
+    /// re-exports leads to the file that defines it.
+    fn target(&self, path: &[String], depth: usize) -> Option<ModPath> {
+        if depth > 16 {
+            return None;
+        }
+        let mut module: ModPath = vec![];
+        for (i, seg) in path.iter().enumerate() {
+            let mut next = module.clone();
+            next.push(seg.clone());
+            if self.files.contains_key(&next) {
+                module = next;
+                continue;
+            }
+            // An item of `module`: defined there, or imported into it.
+            let imported =
+                self.imports[&module].iter().find(|(_, name)| name == seg);
+            if let Some((full, _)) = imported {
+                let abs = self.absolute(&module, full)?;
+                let mut rest = abs;
+                rest.extend(path[i + 1..].iter().cloned());
+                return self.target(&rest, depth + 1);
+            }
+            return Some(module);
+        }
+        Some(module)
+    }
+
+    /// The files each file takes names from: module → modules.
+    fn edges(&self) -> BTreeMap<ModPath, BTreeSet<ModPath>> {
+        let mut out: BTreeMap<ModPath, BTreeSet<ModPath>> = BTreeMap::new();
+        for m in self.files.keys() {
+            let paths = self.imports[m]
+                .iter()
+                .map(|(p, _)| p.clone())
+                .chain(self.inline[m].iter().cloned());
+            let set = out.entry(m.clone()).or_default();
+            for p in paths {
+                let Some(abs) = self.absolute(m, &p) else { continue };
+                if let Some(t) = self.target(&abs, 0) {
+                    if &t != m && !m.starts_with(&t) {
+                        set.insert(t);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+fn layer_of(m: &ModPath) -> usize {
+    let top = m.first().map_or("", String::as_str);
+    LAYERS
+        .iter()
+        .position(|(_, mods)| mods.contains(&top))
+        .unwrap_or_else(|| panic!("module {m:?} is in no layer of LAYERS"))
+}
+
+fn name(m: &ModPath) -> String {
+    if m.is_empty() {
+        "crate".into()
+    } else {
+        m.join("::")
+    }
+}
+
+#[test]
+fn the_layers_point_down() {
+    let c = Crate::read();
+    let mut up = vec![];
+    for (from, tos) in c.edges() {
+        if from.is_empty() {
+            continue; // lib.rs declares every layer
+        }
+        for to in tos {
+            if !to.is_empty() && layer_of(&to) > layer_of(&from) {
+                up.push(format!(
+                    "{} ({}) -> {} ({})",
+                    name(&from),
+                    LAYERS[layer_of(&from)].0,
+                    name(&to),
+                    LAYERS[layer_of(&to)].0
+                ));
+            }
+        }
+    }
+    assert!(up.is_empty(), "imports that run back up:\n{}", up.join("\n"));
+}
+
+#[test]
+fn no_file_imports_in_a_circle() {
+    let c = Crate::read();
+    let edges = c.edges();
+    // Tarjan's strongly connected components.
+    struct State<'a> {
+        edges: &'a BTreeMap<ModPath, BTreeSet<ModPath>>,
+        index: BTreeMap<&'a ModPath, usize>,
+        low: BTreeMap<&'a ModPath, usize>,
+        stack: Vec<&'a ModPath>,
+        on: BTreeSet<&'a ModPath>,
+        circles: Vec<Vec<String>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, v: &'a ModPath) {
+        let i = s.index.len();
+        s.index.insert(v, i);
+        s.low.insert(v, i);
+        s.stack.push(v);
+        s.on.insert(v);
+        for w in &s.edges[v] {
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let lw = s.low[w];
+                let lv = s.low.get_mut(v).unwrap();
+                *lv = (*lv).min(lw);
+            } else if s.on.contains(w) {
+                let iw = s.index[w];
+                let lv = s.low.get_mut(v).unwrap();
+                *lv = (*lv).min(iw);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut scc = vec![];
+            while let Some(w) = s.stack.pop() {
+                s.on.remove(w);
+                scc.push(name(w));
+                if w == v {
+                    break;
+                }
+            }
+            if scc.len() > 1 {
+                scc.sort();
+                s.circles.push(scc);
+            }
+        }
+    }
+    let mut s = State {
+        edges: &edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: vec![],
+        on: BTreeSet::new(),
+        circles: vec![],
+    };
+    for v in edges.keys() {
+        if !s.index.contains_key(v) {
+            visit(&mut s, v);
+        }
+    }
+    let circles: Vec<String> =
+        s.circles.iter().map(|c| c.join(" <-> ")).collect();
+    assert!(circles.is_empty(), "import circles:\n{}", circles.join("\n"));
+}
+
+/// The graph is read, not assumed: known arrows are there.
+#[test]
+fn the_graph_sees_known_imports() {
+    let edges = Crate::read().edges();
+    let m = |s: &str| s.split("::").map(String::from).collect::<ModPath>();
+    // `use super::plain_audit::PlainAudit` in gates/shown.rs.
+    assert!(edges[&m("gates::shown")].contains(&m("gates::plain_audit")));
+    // `crate::read::last_change`, re-exported by read/mod.rs from turn.rs.
+    assert!(edges[&m("gates::hollow")].contains(&m("read::turn")));
+    // judge.rs takes `Config` from config.rs.
+    assert!(edges[&m("judge")].contains(&m("config")));
+}
+
+#[test]
+fn functions_are_short_enough_to_read() {
+    let fn_re = regex::Regex::new(
+        r"^(\s*)(?:pub(?:\([a-z]+\))? )?(?:const )?(?:unsafe )?fn (\w+)",
+    )
+    .unwrap();
+    let mut long = vec![];
+    for file in rust_files(&src()) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let code = code_of(&text, true);
+        let lines: Vec<&str> = code.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(c) = fn_re.captures(line) else { continue };
+            if line.trim_end().ends_with(';') {
+                continue; // a declaration in a trait
+            }
+            let close = format!("{}}}", &c[1]);
+            let Some(len) = lines[i..].iter().position(|l| *l == close) else {
+                continue;
+            };
+            if len + 1 > MAX_FN_LINES {
+                long.push(format!(
+                    "{}: fn {} is {} lines",
+                    file.strip_prefix(src()).unwrap().display(),
+                    &c[2],
+                    len + 1
+                ));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FN_LINES} lines:\n{}",
+        long.join("\n")
+    );
+}
