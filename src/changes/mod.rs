@@ -162,23 +162,39 @@ impl<'a> ShellInput<'a> {
     }
 }
 
-/// Whether a tool use with this name and input changes files.
+/// Whether a tool use with this name, and for a shell tool this command,
+/// changes files.
 ///
-/// `input` is the tool's JSON input; for a shell tool its command
-/// (`command`, `cmd` or an argument vector) is judged by what it runs:
-/// a redirection, `rm`, `mv`, `sed -i`, `git commit`, and the like.
+/// An editing tool ([`EDIT_TOOLS`]) always does; a shell tool
+/// ([`SHELL_TOOLS`]) does when its command does (a redirection, `rm`,
+/// `mv`, `sed -i`, `git commit`, and the like); any other tool does not.
 ///
 /// # Example
 ///
 /// ```
-/// use serde_json::json;
 /// use stopgate::read::tool_changes_files;
 ///
-/// assert!(tool_changes_files("Edit", &json!({"file_path": "a.rs"})).is_some());
-/// assert!(tool_changes_files("Bash", &json!({"command": "sed -i s/a/b/ f"})).is_some());
-/// assert!(tool_changes_files("Bash", &json!({"command": "grep -i todo f"})).is_none());
+/// assert!(tool_changes_files("Edit", None).is_some());
+/// assert!(tool_changes_files("Bash", Some("sed -i s/a/b/ f")).is_some());
+/// assert!(tool_changes_files("Bash", Some("grep -i todo f")).is_none());
+/// assert!(tool_changes_files("Read", Some("rm -rf /")).is_none());
 /// ```
 pub fn tool_changes_files(
+    name: &str,
+    command: Option<&str>,
+) -> Option<ChangeReason> {
+    let input = ShellInput {
+        command: command.map_or(CommandField::Absent, CommandField::Text),
+        ..ShellInput::default()
+    };
+    input.changes_files(name)
+}
+
+/// [`tool_changes_files`] of a tool's JSON input: for a shell tool, its
+/// command as Claude Code, Gemini CLI and Codex CLI write it (`command`,
+/// `cmd`, or an argument vector).
+#[cfg(feature = "hook")]
+pub(crate) fn json_input_changes_files(
     name: &str,
     input: &serde_json::Value,
 ) -> Option<ChangeReason> {
@@ -715,19 +731,19 @@ mod tests {
 
     #[test]
     fn edit_tools_and_others() {
-        let v = serde_json::json!({});
         for t in EDIT_TOOLS {
             assert_eq!(
-                tool_changes_files(t, &v),
+                tool_changes_files(t, None),
                 Some(ChangeReason::EditTool)
             );
         }
-        assert_eq!(tool_changes_files("Read", &v), None);
-        assert_eq!(tool_changes_files("Bash", &v), None);
-        assert_eq!(
-            tool_changes_files("Bash", &serde_json::json!({"command": 5})),
-            None
-        );
+        assert_eq!(tool_changes_files("Read", None), None);
+        assert_eq!(tool_changes_files("Bash", None), None);
+        fn of(input: &serde_json::Value) -> Option<ChangeReason> {
+            ShellInput::of_value(input).changes_files("Bash")
+        }
+        assert_eq!(of(&serde_json::json!({"command": 5})), None);
+        assert!(of(&serde_json::json!({"command": ["rm", "a"]})).is_some());
     }
 }
 

@@ -71,7 +71,7 @@ mod fault;
 mod input;
 mod state;
 
-use crate::changes::tool_changes_files;
+use crate::changes::json_input_changes_files;
 use crate::config::Gate;
 use crate::gates::{text_hash, Facts, Nag, Rule, SessionView, Verdict};
 use crate::judge::Judge;
@@ -166,7 +166,7 @@ pub fn post_tool_use(
     let name = input.tool_name.as_deref().unwrap_or("");
     let null = serde_json::Value::Null;
     let tool_input = input.tool_input.as_ref().unwrap_or(&null);
-    match tool_changes_files(name, tool_input) {
+    match json_input_changes_files(name, tool_input) {
         Some(reason) => {
             match state.raise_flag(&key, input.tool_use_id.as_deref()) {
                 Ok(()) => Outcome::allow(format!(

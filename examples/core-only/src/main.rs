@@ -1,9 +1,8 @@
-//! A hook author's program that links stopgate's scanner core alone
-//! (`default-features = false`): no command line, no hook state, no
-//! archive walker.
+//! A hook author's program that links stopgate's read layer alone
+//! (`default-features = false`): no gates, no command line, no hook state,
+//! no archive walker.
 //!
-//! It prints the final assistant text of a transcript, and whether the
-//! gates would let the agent stop after changing files.
+//! It prints the final assistant text of a transcript.
 //!
 //! ```sh
 //! cargo run --manifest-path examples/core-only/Cargo.toml -- fixtures/audited.jsonl
