@@ -165,9 +165,12 @@ impl<'a> ShellInput<'a> {
 /// Whether a tool use with this name, and for a shell tool this command,
 /// changes files.
 ///
-/// An editing tool ([`EDIT_TOOLS`]) always does; a shell tool
-/// ([`SHELL_TOOLS`]) does when its command does (a redirection, `rm`,
-/// `mv`, `sed -i`, `git commit`, and the like); any other tool does not.
+/// An editing tool (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`, Codex
+/// CLI's `apply_patch`, Gemini CLI's `write_file` and `replace`) always
+/// does; a shell tool (`Bash`, Gemini CLI's `run_shell_command`, Codex
+/// CLI's `exec_command`, `shell`, `shell_command` and `local_shell`) does
+/// when its command does (a redirection, `rm`, `mv`, `sed -i`, `git
+/// commit`, and the like); any other tool does not.
 ///
 /// # Example
 ///
