@@ -256,7 +256,7 @@ impl Turn {
     /// `<dir>/<session>/subagents/agent-<id>.jsonl` (or, for clients of
     /// late 2025, `<dir>/agent-<id>.jsonl`). A missing or unreadable file
     /// adds nothing. The Task or Agent tool use that launched a subagent
-    /// which changed files is marked [`ChangeReason::Subagent`].
+    /// which changed files is marked [`ChangeReason::Subagent`](crate::read::ChangeReason::Subagent).
     pub fn resolve_subagents(&mut self, transcript: &Path) {
         let none = self.resolve_subagents_by(transcript, |_| false);
         debug_assert!(none.is_empty());

@@ -224,7 +224,7 @@ impl Turn {
     /// PostToolUse raised stays up, and the next Stop judges the change,
     /// whatever its own turn did. Only tool uses that ran to the end are
     /// carried (not one the user declined, or that failed), and only in
-    /// Claude Code transcripts read whole ([`Transcript::turns_with_subagents`]
+    /// Claude Code transcripts read whole ([`Transcript::turns_with_subagents`](crate::read::Transcript::turns_with_subagents)
     /// and the archive scan); a turn read alone carries nothing.
     pub fn carried_changes(&self) -> &[ToolCall] {
         &self.carried
