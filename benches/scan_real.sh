@@ -92,7 +92,8 @@ if [ -n "$FOLDERS_OF" ]; then
         echo "$copies" > "$dir/.copies"
     fi
 else
-    have=$(find "$dir" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l)
+    # No archive yet is none (find fails, and pipefail would end the script).
+    have=$({ find "$dir" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true; } | wc -l)
     if [ "$have" -ne "$copies" ]; then
         rm -rf "$dir"; mkdir -p "$dir"
         for ((i = 1; i <= copies; i++)); do
