@@ -181,6 +181,11 @@ impl RanCheck {
         RanCheck { kind, command: command.to_string(), names: vec![] }
     }
 
+    /// The kind of check.
+    pub(crate) fn kind(&self) -> CheckKind {
+        self.kind
+    }
+
     /// What ran, as the transcript records it; empty for a read.
     pub(crate) fn command(&self) -> &str {
         &self.command
@@ -316,6 +321,8 @@ pub(crate) struct Grounding {
     outcomes: LazyKeywords,
     verdicts: LazyKeywords,
     hedges: LazyKeywords,
+    /// Words that negate a run: see [`GroundedTable::negations`].
+    negations: LazyKeywords,
     leads: LazyKeywords,
     /// Every kind's words, and the programs that check: what names a
     /// check that may not have run.
@@ -391,6 +398,7 @@ impl Grounding {
                 .collect())?,
             verdicts: words(|g| g.verdicts)?,
             hedges: words(|g| g.hedges)?,
+            negations: words(|g| g.negations)?,
             leads: words(|g| g.check_leads)?,
             any_check: set(any_check)?,
         })
@@ -398,35 +406,124 @@ impl Grounding {
 
     /// The first sentence of `text` that claims a check passed, whether or
     /// not one ran: it names a check by its kind or its program, and holds
-    /// a verdict ("the suite passes", "`shellcheck` 경고 없이 통과").
+    /// a verdict ("the suite passes", "`shellcheck` 경고 없이 통과"); or it
+    /// names a run, by a word of testing or running ("Tested:", "ran the
+    /// benchmark") or by a command line in a code span (`` `nginx -t` ``,
+    /// `` `cargo bench --bench lex` ``), and tells what came of it after
+    /// that ("shows 22% less time", "で構文 OK").
     ///
     /// The check comes first and the verdict after it, as the subject and
     /// its verdict do in English, Japanese and Korean alike: "the helper
     /// now passes the fixture, so the test …" claims no run.
     pub(crate) fn claim(&self, text: &str) -> Option<String> {
         clauses(text).into_iter().find_map(|s| {
+            if fires(self.hedges.get(), s) {
+                return None;
+            }
             let check =
-                words_in(self.any_check.get(), s).map(|m| m.end()).min()?;
-            let verdict =
-                words_in(self.verdicts.get(), s).any(|m| m.start() >= check);
-            (verdict && !fires(self.hedges.get(), s)).then(|| s.to_string())
+                words_in(self.any_check.get(), s).map(|m| m.end()).min();
+            let verdict = check.is_some_and(|check| {
+                words_in(self.verdicts.get(), s).any(|m| m.start() >= check)
+            });
+            (verdict || self.run_claimed(s)).then(|| s.to_string())
         })
+    }
+
+    /// Whether clause `s` tells a run and what came of it: a command line
+    /// in a code span, then an outcome or a number ("`cargo bench --bench
+    /// lex` shows 22% less time"); or a word of testing or running, then an
+    /// outcome ("Tested: … starts only after …"). Not when negated ("I
+    /// haven't run `cargo test`").
+    fn run_claimed(&self, s: &str) -> bool {
+        if fires(self.negations.get(), s) {
+            return false;
+        }
+        let outcome = |after: &str| fires(self.outcomes.get(), after);
+        let by_command = code_spans(s)
+            .filter(|(_, span)| is_check_command(span))
+            .any(|(end, _)| outcome(&s[end..]) || has_number(&s[end..]));
+        by_command || self.run_named(s).is_some_and(|end| outcome(&s[end..]))
+    }
+
+    /// Where the first word of testing or running in clause `s` ends
+    /// ("tested", "ran", "テスト", "실행"). An English word of testing
+    /// counts only as an act in the past ("tested"), not as a noun: "our
+    /// slow paging test" ran nothing.
+    fn run_named(&self, s: &str) -> Option<usize> {
+        self.kinds
+            .iter()
+            .filter(|(k, _)| matches!(k, CheckKind::Test | CheckKind::Run))
+            .filter_map(|(k, set)| {
+                let set = set.get();
+                words_in(set, s).find(|&m| {
+                    let word = set.keyword(m);
+                    *k == CheckKind::Run
+                        || !word.is_ascii()
+                        || word.ends_with("ed")
+                })
+            })
+            .map(|m| m.end())
+            .min()
     }
 
     /// The first clause of `text` that presents a self-check with nothing
     /// but a stock phrase of `stock` ("Self-check: no issues found",
-    /// "자체 점검 결과 이상 없습니다"), with that phrase.
+    /// "자체 점검 결과 이상 없습니다"), with that phrase. A lead that stands
+    /// alone as a heading ("## Audit", "**Self-check**") presents the
+    /// clause after it ("## Audit\nNo issues found.").
     pub(crate) fn stock_check(
         &self,
         text: &str,
         stock: &KeywordSet,
     ) -> Option<String> {
-        clauses(text).into_iter().find_map(|s| {
+        self.stock_checks(text, stock).next().map(|(phrase, _)| phrase)
+    }
+
+    /// Every clause of `text` that presents a self-check and holds a
+    /// stock phrase: the phrase, and the clause presented (for a bare lead,
+    /// the clause after it).
+    pub(crate) fn stock_checks<'t>(
+        &'t self,
+        text: &'t str,
+        stock: &'t KeywordSet,
+    ) -> impl Iterator<Item = (String, &'t str)> + 't {
+        let clauses = clauses(text);
+        (0..clauses.len()).filter_map(move |i| {
+            let s = clauses[i];
             if !fires(self.leads.get(), s) {
                 return None;
             }
-            words_in(stock, s).next().map(|m| stock.keyword(m).to_string())
+            let presented = match clauses.get(i + 1) {
+                Some(next) if self.bare_lead(s) => *next,
+                _ => s,
+            };
+            // The longest phrase: "no issues found" rather than "no".
+            words_in(stock, presented)
+                .map(|m| stock.keyword(m))
+                .max_by_key(|k| k.chars().count())
+                .map(|k| (k.to_string(), presented))
         })
+    }
+
+    /// `s` without the words that lead a self-check.
+    pub(crate) fn without_leads(&self, s: &str) -> String {
+        let mut rest = String::with_capacity(s.len());
+        let mut last = 0;
+        for m in words_in(self.leads.get(), s) {
+            if m.start() >= last {
+                rest.push_str(&s[last..m.start()]);
+                last = m.end();
+            }
+        }
+        rest.push_str(&s[last..]);
+        rest
+    }
+
+    /// Whether clause `s` is a lead and nothing else: its lead words
+    /// removed, only Markdown and punctuation are left ("## Audit",
+    /// "**Self-check:**", "確認:").
+    fn bare_lead(&self, s: &str) -> bool {
+        self.without_leads(s).chars().all(|c| !c.is_alphanumeric())
     }
 
     /// The first sentence of `text` that reports one of `checks` with
@@ -485,6 +582,86 @@ impl Grounding {
         fires(self.outcomes.get(), s) || (numbers && has_number(s))
     }
 }
+
+/// The code spans of `s`, each with where it ends (after its closing
+/// backtick).
+fn code_spans(s: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let open = at + s[at..].find('`')?;
+        let close = open + 1 + s[open + 1..].find('`')?;
+        at = close + 1;
+        Some((close + 1, &s[open + 1..close]))
+    })
+}
+
+/// Whether a code span is a command line that checks something: a
+/// program the agents run to check (a test runner, a build, a linter, a
+/// package manager, a tool that validates or plans) with at least one
+/// argument, and a check by [`command_names`] (`git commit` is none).
+fn is_check_command(span: &str) -> bool {
+    let mut words = span.split_whitespace();
+    let (Some(program), Some(_)) = (words.next(), words.next()) else {
+        return false;
+    };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    let known = RUNNERS.contains(&program)
+        || TESTS.contains(&program)
+        || LINTS.contains(&program)
+        || BUILDS.contains(&program);
+    known && !command_names(span).is_empty()
+}
+
+/// Programs that run a check when given a command line: package managers
+/// and build tools, and the tools that validate or plan.
+const RUNNERS: &[&str] = &[
+    "cargo",
+    "go",
+    "npm",
+    "npx",
+    "pnpm",
+    "yarn",
+    "bun",
+    "deno",
+    "make",
+    "just",
+    "gradle",
+    "gradlew",
+    "mvn",
+    "dotnet",
+    "bundle",
+    "rake",
+    "rails",
+    "python",
+    "python3",
+    "node",
+    "terraform",
+    "tofu",
+    "nginx",
+    "docker",
+    "kubectl",
+    "helm",
+    "ansible-playbook",
+    "psql",
+    "mysql",
+    "sqlite3",
+    "swift",
+    "xcodebuild",
+    "flutter",
+    "dart",
+    "php",
+    "composer",
+    "mix",
+    "bash",
+    "sh",
+    "zsh",
+    "pwsh",
+    "k6",
+    "ab",
+    "wrk",
+    "hey",
+    "vegeta",
+];
 
 /// The clauses of `text`'s sentences: a hedge in one clause ("a retry
 /// would email twice; `pytest` passes") does not void another.
@@ -665,6 +842,51 @@ mod tests {
                 "The helper now passes the fixture, so the test can't leak."
             )
             .is_none());
+    }
+
+    #[test]
+    fn a_claim_tells_a_run_and_what_came_of_it() {
+        let g = grounding();
+        // A command line in a code span, then an outcome or a number.
+        assert!(g
+            .claim("`cargo bench --bench lex` shows 22% less time.")
+            .is_some());
+        assert!(g.claim("`nginx -t` で構文 OK でした。").is_some());
+        // A word of running or testing in the past, then an outcome.
+        assert!(g
+            .claim("Tested: `docker compose up` starts the api only after the db is up.")
+            .is_some());
+        // Negated, planned, or a test named as a noun: no claim.
+        assert!(g
+            .claim("I haven't run `cargo test` here; it shows nothing yet.")
+            .is_none());
+        assert!(g
+            .claim("테스트나 평가를 돌리지 않았으니, 수치는 CI가 돌고 나면 나옵니다.")
+            .is_none());
+        assert!(g
+            .claim("The risk is the 10s timeout vs our slow paging test, so I gave it 30s.")
+            .is_none());
+        // A code span that is no command line, before an outcome word.
+        assert!(g
+            .claim("`Validate` checks `aud` and returns `ErrWrongAudience` otherwise.")
+            .is_none());
+    }
+
+    #[test]
+    fn a_stock_self_check_under_a_bare_heading() {
+        let g = grounding();
+        let stock = KeywordSet::builder()
+            .ascii_case_insensitive(true)
+            .build(["no issues found", "no issues"])
+            .unwrap();
+        let text = "Added the recipes.\n\n## Audit\nNo issues found.";
+        assert_eq!(
+            g.stock_check(text, &stock).as_deref(),
+            Some("no issues found")
+        );
+        // A heading with words of its own presents only its own clause.
+        let text = "## Audit of the retry path\nNo issues found.";
+        assert!(g.stock_check(text, &stock).is_none());
     }
 
     #[test]

@@ -22,7 +22,7 @@ use crate::keywords::KeywordSet;
 use crate::read::last_change;
 use crate::read::TurnKind;
 
-use super::grounded::{checks_in, Grounding};
+use super::grounded::{checks_in, CheckKind, Grounding};
 use super::patterns::PatternSet;
 use super::plain_audit::PlainAudit;
 use super::sentence::paragraph;
@@ -31,7 +31,7 @@ use super::Facts;
 
 /// The weight of the specifics left in `s`: CJK and Hangul characters
 /// weigh 2, other letters and digits 1, punctuation and spaces nothing.
-fn weight(s: &str) -> usize {
+pub(super) fn weight(s: &str) -> usize {
     s.chars()
         .filter(|c| c.is_alphanumeric())
         .map(|c| if (c as u32) >= 0x2E80 { 2 } else { 1 })
@@ -67,6 +67,12 @@ fn strip(set: &KeywordSet, s: &str) -> String {
     }
     out.push_str(&s[last..]);
     out
+}
+
+/// Whether `s`, without the stock words of `stock`, weighs less than
+/// `min_specific`.
+pub fn weighs_less(stock: &KeywordSet, s: &str, min_specific: usize) -> bool {
+    weight(&strip(stock, s)) < min_specific
 }
 
 /// Whether the audit in `text` is a stock phrase: each marker's sentence,
@@ -172,7 +178,12 @@ pub fn unverified_claim(
     if let Some(g) = grounding.filter(|_| fired.is_empty()) {
         fired.extend(g.claim(facts.final_text));
         if fired.is_empty() {
-            let before = checks_in(&uses[..after_change]);
+            // A file read before the change is how the change was made,
+            // not a verification it claims.
+            let before: Vec<_> = checks_in(&uses[..after_change])
+                .into_iter()
+                .filter(|c| c.kind() != CheckKind::Read)
+                .collect();
             fired.extend(
                 g.report(facts.final_text, &before).map(|r| r.sentence),
             );

@@ -745,6 +745,23 @@ impl Gates {
             .map(|phrase| (Rule::StockPhrase, vec![phrase]))
     }
 
+    /// A self-check in `text` that says nothing else: a clause that leads
+    /// with one and, without its lead and stock words, weighs less than
+    /// `min_specific` ("Self-check: no issues found", "セルフチェック済み、
+    /// 特に気になる点なし"); the stock phrase.
+    fn stock_self_check(&self, text: &str) -> Option<String> {
+        let stock = self.stock.get();
+        self.grounding
+            .stock_checks(text, stock)
+            .find(|(phrase, clause)| {
+                // A phrase, not a particle or a filler word ("は", "the").
+                let left = self.grounding.without_leads(clause);
+                hollow::weight(phrase) >= 6
+                    && hollow::weighs_less(stock, &left, self.min_specific)
+            })
+            .map(|(phrase, _)| phrase)
+    }
+
     /// The hollow rule that fires for a present marker, and what matched.
     fn hollow_rule(
         &self,
@@ -784,6 +801,16 @@ impl Gates {
                     } else {
                         vec![plain.lead.clone()]
                     }
+                })
+                // An audit only the learned model reads may be a stock
+                // self-check ("Self-check: no issues found"): the grammar
+                // found no lead to weigh.
+                .or_else(|| {
+                    plain
+                        .is_learned()
+                        .then(|| self.stock_self_check(facts.final_text))
+                        .flatten()
+                        .map(|phrase| vec![phrase])
                 })
             }
             // No other audit, but a claim or a stock self-check: a hollow

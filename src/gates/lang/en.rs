@@ -2346,6 +2346,7 @@ pub const TABLE: LangTable = LangTable {
             "zero errors",
         ],
         check_leads: &[
+            "audit",
             "self-check",
             "self check",
             "risk check",
@@ -2383,6 +2384,11 @@ pub const TABLE: LangTable = LangTable {
             "if you",
             "plan to",
             "going to",
+        ],
+        negations: &[
+            "not", "never", "without", "didn't", "don't", "doesn't", "hasn't",
+            "haven't", "isn't", "wasn't", "won't", "can't", "couldn't",
+            "no test", "no tests",
         ],
     },
 };

@@ -110,6 +110,10 @@ pub struct GroundedTable {
     /// Words that make a sentence a plan, a hedge or a request ("should",
     /// "はず", "주세요"): it reports no outcome.
     pub hedges: &'static [&'static str],
+    /// Words that negate a run ("didn't", "ていない", "않았"): a clause
+    /// that holds one claims no run, whatever it names ("I haven't run
+    /// `cargo test`", "테스트나 평가를 돌리지 않았으니").
+    pub negations: &'static [&'static str],
 }
 
 /// The phrases of plain-language audits in one language: see
