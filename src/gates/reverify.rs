@@ -58,7 +58,11 @@ impl ReverifyPatterns {
     /// The agreement word that opens `text`, when the text contests
     /// nothing: "yep, readlines() does that", "了解、見積もりが甘かった".
     fn agreeing_opener(&self, text: &str) -> Option<String> {
-        let text = text.trim_start();
+        // Markdown emphasis or a heading mark may open the reply
+        // ("**Correct — …**").
+        let text = text.trim_start_matches(|c: char| {
+            c.is_whitespace() || matches!(c, '*' | '_' | '#' | '>')
+        });
         let lower = text.to_lowercase();
         let opener = self
             .agreement

@@ -143,6 +143,13 @@ pub const TABLE: LangTable = LangTable {
     // prompt.
     challenge: Intent {
         pats: &[
+            Lit("math is off"),
+            Lit("numbers are off"),
+            Lit("number is off"),
+            Lit("is off by"),
+            Lit("you don't need"),
+            Lit("you do not need"),
+            Near(&["not"], &["like you said", "as you said"], 24),
             Near(
                 &[
                     "that's",
@@ -411,6 +418,11 @@ pub const TABLE: LangTable = LangTable {
     // subject and verdict ("tests should pass once CI runs") is no claim.
     admission: Intent {
         pats: &[
+            Near(
+                &["my earlier", "my previous", "my first"],
+                &["was off", "was wrong", "was incorrect"],
+                24,
+            ),
             Lit("my mistake"),
             Lit("my error"),
             Lit("my bad"),

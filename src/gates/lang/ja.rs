@@ -130,6 +130,9 @@ pub const TABLE: LangTable = LangTable {
     // ("〜では？", "〜じゃない？").
     challenge: Intent {
         pats: &[
+            Lit("だとダメ"),
+            Lit("じゃダメ"),
+            Lit("ではダメ"),
             Lit("違う"),
             Lit("逆です"),
             Lit("混同して"),
@@ -315,6 +318,8 @@ pub const TABLE: LangTable = LangTable {
         "申し訳",
     ],
     contest: &[
+        "のままで合って",
+        "変わりません",
         "ですが",
         "けど",
         "ただ、",

@@ -127,6 +127,12 @@ pub const TABLE: LangTable = LangTable {
             Lit("다르지 않아요"),
             Lit("다른데"),
             Lit("다시 생각"),
+            Lit("잘못 아신"),
+            Lit("잘못 아셨"),
+            Lit("아니죠"),
+            Lit("고친 거 때문에"),
+            Lit("바꾼 거 때문에"),
+            Lit("수정한 거 때문에"),
             Near(
                 &["그렇게", "그런 식으로"],
                 &[
@@ -157,11 +163,18 @@ pub const TABLE: LangTable = LangTable {
                     "말씀하신 쪽이",
                     "지적이",
                     "지적하신",
+                    "지적하신 내용이",
+                    "말씀하신 내용이",
+                    "지적하신 부분이",
                 ],
                 &["맞", "옳"],
                 4,
             ),
-            Near(&["제가", "제"], &["틀렸", "잘못", "실수", "착각"], 4),
+            Near(
+                &["제가", "제"],
+                &["틀렸", "틀리게", "잘못", "실수", "착각", "헷갈"],
+                4,
+            ),
             Near(
                 &["잘못", "착각"],
                 &["알았", "읽었", "봤", "말씀드렸", "했습니다", "했네요"],
@@ -193,6 +206,7 @@ pub const TABLE: LangTable = LangTable {
             Lit("좋은 지적"),
             Lit("일리 있"),
             Lit("말씀대로"),
+            Lit("지적하신 대로"),
             Lit("그쪽이 낫"),
             Lit("죄송합니다"),
             Lit("죄송해요"),
@@ -204,12 +218,15 @@ pub const TABLE: LangTable = LangTable {
             Opening("네, 맞"),
             Opening("그렇네요"),
             Opening("그렇군요"),
+            Opening("아, 그렇네요"),
+            Opening("아 그렇네요"),
+            Opening("아, 맞"),
         ],
         cancel: Cancel {
             before: &[],
             after: &[],
             between: &[],
-            sentence_after: &["지만"],
+            sentence_after: &["지만", "다만"],
         },
     },
     // Evidence, in the past tense: "확인했", "검증했", "측정", "에 따르면".
@@ -237,7 +254,14 @@ pub const TABLE: LangTable = LangTable {
             Lit("에 의하면"),
             Lit("출처"),
         ],
-        cancel: Cancel::NONE,
+        // A check guessed at is none: "디버그 빌드에서 측정했을 가능성이
+        // 큽니다".
+        cancel: Cancel {
+            before: &[],
+            after: &["을 가능성", "을 수도", "을 것"],
+            between: &[],
+            sentence_after: &[],
+        },
     },
     // Claiming a verification: a subject (테스트, 빌드, CI, 전부) with a
     // verdict (통과, 성공), or "동작 확인".
