@@ -7,13 +7,21 @@
 //! clarifying question asked before any work from being blocked: deferring
 //! is only a fault once the agent has what it needs to decide.
 //!
-//! A deference inside a quotation is someone else's words: a UI message
-//! the agent tested ("refused with 「別のアカウントを選んでください」",
-//! `"Please choose another account"`), not a choice handed back.
+//! A deference inside a quotation or a code span is someone else's words:
+//! a UI message the agent tested ("refused with 「別のアカウントを選んでく
+//! ださい」", `"Please choose another account"`) or wrote, not a choice
+//! handed back.
 
 use super::patterns::PatternSet;
 use super::sentence::in_quotation;
 use super::Facts;
+
+/// Whether byte `at` of `text` stands in an inline code span: a UI string
+/// the agent wrote (`` `어느 쪽으로 할까요?` ``) is the program's words.
+fn in_code_span(text: &str, at: usize) -> bool {
+    let line = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    text[line..at].bytes().filter(|&b| b == b'`').count() % 2 == 1
+}
 
 /// Whether the ownership gate fires; the deference patterns that matched.
 pub fn check(
@@ -25,7 +33,8 @@ pub fn check(
         return None;
     }
     let text = facts.final_text;
-    let fired =
-        deference.fired_where(text, &|span| !in_quotation(text, span.start));
+    let fired = deference.fired_where(text, &|span| {
+        !in_quotation(text, span.start) && !in_code_span(text, span.start)
+    });
     (!fired.is_empty()).then_some(fired)
 }

@@ -340,6 +340,13 @@ struct Hit<'k> {
 
 /// Whether `hay` (lowercased) holds `word` as the cancel rules read it.
 pub(crate) fn holds(hay: &str, word: &str) -> bool {
+    // A word the tables end with a space ("안 ", "못 ") is a word of its
+    // own, not the end of another: "방안 중" negates nothing.
+    if !word.is_ascii() && word.ends_with(' ') {
+        return hay.match_indices(word).any(|(i, _)| {
+            hay[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric())
+        });
+    }
     if !word.is_ascii() || word.starts_with("n'") {
         return hay.contains(word);
     }
