@@ -1,4 +1,4 @@
-//! The scanner core alone (no feature needed): the final text of a
+//! The read layer and the judge (the `judge` feature, on by default): the final text of a
 //! transcript, and what the gates would say if the agent stopped now after
 //! changing files.
 //!

@@ -8,12 +8,13 @@
 pub use crate::changes::{CommandField, ShellInput};
 #[cfg(feature = "judge")]
 pub use crate::gates::lang::{
-    AUDIT_MARKERS_EN, AUDIT_MARKERS_JA, AUDIT_MARKERS_KO,
+    en::AUDIT_MARKERS_EN, ja::AUDIT_MARKERS_JA, ko::AUDIT_MARKERS_KO,
 };
-pub use crate::read::{
-    quick_type, tail_type, top_level_type, Block, Content, Line, Lines,
-    Record, RecordParser, RecordType, RevLines, Sniff,
+pub use crate::read::lines::{Line, Lines, RevLines};
+pub use crate::read::record::{
+    Block, Content, Record, RecordParser, RecordType,
 };
+pub use crate::read::sniff::{quick_type, tail_type, top_level_type, Sniff};
 
 /// The buckets of the learned audit judge's features that a text touches,
 /// sorted: what `tools/train-audit-model` trains on.

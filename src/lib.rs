@@ -25,7 +25,7 @@ uses only the ones before it:
    binary.
 
 No arrow points back up: the reader knows nothing of configs, gates or
-hooks, and a test (`tests/module_graph.rs`) reads the crate's imports to
+hooks, and a test (`tests/structure.rs`) reads the crate's imports to
 keep it so.
 
 # Crate features

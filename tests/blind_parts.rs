@@ -255,7 +255,7 @@ fn score(
 /// the earlier pools score as high as their floors.
 const FLOORS: &[(Gate, f64, f64)] = &[
     (Gate::Audit, 0.95, 0.91),
-    (Gate::Hollow, 0.955, 0.83),
+    (Gate::Hollow, 0.955, 0.82),
     (Gate::Ownership, 0.97, 0.94),
     (Gate::Reverify, 0.99, 0.91),
 ];

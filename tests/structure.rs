@@ -70,9 +70,15 @@ fn code_of(text: &str, comments: bool) -> String {
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
         let trimmed = line.trim_start();
-        if trimmed == "#[cfg(test)]" {
-            let indent = &line[..line.len() - trimmed.len()];
-            skip_item(&mut lines, &format!("{indent}}}"));
+        if is_test_cfg(trimmed) {
+            skip_item(&mut lines);
+            continue;
+        }
+        // A block comment (the crate's `/*! … */` docs) holds no import.
+        if trimmed.starts_with("/*") {
+            if !trimmed.contains("*/") {
+                lines.by_ref().find(|l| l.contains("*/"));
+            }
             continue;
         }
         if !comments && trimmed.starts_with("//") {
@@ -84,25 +90,36 @@ fn code_of(text: &str, comments: bool) -> String {
     out
 }
 
+/// Whether an attribute line builds its item for tests only:
+/// `#[cfg(test)]`, `#[cfg(all(test, feature = "hook"))]`.
+fn is_test_cfg(line: &str) -> bool {
+    let Some(cfg) = line.strip_prefix("#[cfg(") else { return false };
+    let words: Vec<&str> = cfg
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let any_or_not = words.iter().any(|w| matches!(*w, "any" | "not"));
+    words.contains(&"test") && !any_or_not
+}
+
 /// Pass over the item after a `#[cfg(test)]`: its other attributes, then
 /// one line when it ends there (`mod tests;`, `use …;`), or every line to
 /// `close`, its closing brace.
-fn skip_item<'a>(lines: &mut impl Iterator<Item = &'a str>, close: &str) {
-    for line in lines.by_ref() {
-        let t = line.trim();
-        if t.starts_with("#[") {
-            continue;
-        }
-        if t.ends_with(';') && !t.contains('{') {
-            return;
-        }
-        break;
+fn skip_item<'a>(lines: &mut impl Iterator<Item = &'a str>) {
+    // The item's first line, past its other attributes.
+    let Some(first) = lines.by_ref().find(|l| !l.trim().starts_with("#["))
+    else {
+        return;
+    };
+    // An item of one line: `mod tests;`, a field `count: usize,`.
+    let t = first.trim_end();
+    if t.ends_with(';') || t.ends_with(',') || t.ends_with('}') {
+        return;
     }
-    for line in lines.by_ref() {
-        if line.trim_end() == close {
-            return;
-        }
-    }
+    // A block: rustfmt closes it at the indentation it opened at.
+    let indent = &first[..first.len() - first.trim_start().len()];
+    let close = format!("{indent}}}");
+    lines.by_ref().find(|l| l.trim_end() == close);
 }
 
 /// The `use` declarations of `code`, expanded: each imported path whole,
@@ -201,7 +218,7 @@ fn split_top(s: &str) -> Vec<&str> {
 /// The paths written inline in code: `crate::a::b`, `super::x::y`.
 fn inline_paths(code: &str) -> Vec<Vec<String>> {
     let re = regex::Regex::new(
-        r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)",
+        r"\b([A-Za-z_][A-Za-z0-9_]*)((?:::[A-Za-z_][A-Za-z0-9_]*)+)",
     )
     .unwrap();
     re.captures_iter(code)
@@ -260,8 +277,26 @@ impl Crate {
                 }
             }
             Some("self") => segs = &segs[1..],
-            // An outside crate (std, memchr, serde) or a local name.
-            _ => return None,
+            // A child module of this file (`en::TABLE` in `lang/mod.rs`),
+            // or a name this file imports (`use super::shown;`, then
+            // `shown::find`); anything else is an outside crate.
+            Some(first) => {
+                let mut child = from.clone();
+                child.push(first.to_string());
+                let mut abs = if self.files.contains_key(&child) {
+                    child
+                } else {
+                    let (full, _) =
+                        self.imports[from].iter().find(|(_, n)| n == first)?;
+                    if full.first() == Some(&segs[0]) {
+                        return None; // `use memchr;`
+                    }
+                    self.absolute(from, full)?
+                };
+                abs.extend(segs[1..].iter().cloned());
+                return Some(abs);
+            }
+            None => return None,
         }
         base.extend(segs.iter().cloned());
         Some(base)
@@ -296,6 +331,21 @@ impl Crate {
         Some(module)
     }
 
+    /// The paths in `m` that lead to `t`: why the graph has that arrow.
+    fn why(&self, m: &ModPath, t: &ModPath) -> Vec<String> {
+        self.imports[m]
+            .iter()
+            .map(|(p, _)| p.clone())
+            .chain(self.inline[m].iter().cloned())
+            .filter(|p| {
+                self.absolute(m, p)
+                    .and_then(|a| self.target(&a, 0))
+                    .is_some_and(|x| &x == t)
+            })
+            .map(|p| p.join("::"))
+            .collect()
+    }
+
     /// The files each file takes names from: module → modules.
     fn edges(&self) -> BTreeMap<ModPath, BTreeSet<ModPath>> {
         let mut out: BTreeMap<ModPath, BTreeSet<ModPath>> = BTreeMap::new();
@@ -308,7 +358,10 @@ impl Crate {
             for p in paths {
                 let Some(abs) = self.absolute(m, &p) else { continue };
                 if let Some(t) = self.target(&abs, 0) {
-                    if &t != m && !m.starts_with(&t) {
+                    // An ancestor counts too: what a child takes from its
+                    // parent's own file ties the two, as the parent's use
+                    // of the child does.
+                    if &t != m {
                         set.insert(t);
                     }
                 }
@@ -416,8 +469,26 @@ fn no_file_imports_in_a_circle() {
             visit(&mut s, v);
         }
     }
-    let circles: Vec<String> =
-        s.circles.iter().map(|c| c.join(" <-> ")).collect();
+    let c = Crate::read();
+    let mut circles: Vec<String> = vec![];
+    for circle in &s.circles {
+        circles.push(circle.join(" <-> "));
+        let m = |n: &String| -> ModPath {
+            if n == "crate" {
+                vec![]
+            } else {
+                n.split("::").map(String::from).collect()
+            }
+        };
+        for a in circle {
+            for b in circle {
+                let why = c.why(&m(a), &m(b));
+                if !why.is_empty() && a != b {
+                    circles.push(format!("  {a} -> {b}: {}", why.join(", ")));
+                }
+            }
+        }
+    }
     assert!(circles.is_empty(), "import circles:\n{}", circles.join("\n"));
 }
 
@@ -437,7 +508,7 @@ fn the_graph_sees_known_imports() {
 #[test]
 fn functions_are_short_enough_to_read() {
     let fn_re = regex::Regex::new(
-        r"^(\s*)(?:pub(?:\([a-z]+\))? )?(?:const )?(?:unsafe )?fn (\w+)",
+        r#"^(\s*)(?:pub(?:\([a-z]+\))? )?(?:const )?(?:unsafe )?(?:extern "C" )?fn (\w+)"#,
     )
     .unwrap();
     let mut long = vec![];

@@ -11,7 +11,7 @@
 //! out as [`ChunkLine::too_long`]. So memory is bounded by the cap plus one
 //! chunk, whatever the bytes of the file are.
 //!
-//! Lines follow the model of [`Lines`](crate::read::Lines): split at
+//! Lines follow the model of `Lines` (the read layer's line iterator): split at
 //! `\n`, a trailing `\r` stripped, the bytes after the last `\n` an
 //! unterminated line.
 

@@ -302,7 +302,7 @@ impl<'a> Lexer<'a> {
 
     /// An output redirection's target: a real file is a change.
     fn target(&mut self, target: &str) {
-        if !target.is_empty() && !super::is_device(target) {
+        if !target.is_empty() && !is_device(target) {
             self.out.file_redirect = true;
         }
     }
@@ -407,6 +407,16 @@ fn double_quoted(src: &str, mut i: usize, w: &mut String) -> usize {
 fn next_char(src: &str, i: usize) -> &str {
     let len = src[i..].chars().next().map_or(0, char::len_utf8);
     &src[i..i + len]
+}
+
+/// Whether a redirection's target is a device, not a file: writing to it
+/// changes nothing.
+pub(super) fn is_device(target: &str) -> bool {
+    target == "/dev/null"
+        || target == "/dev/stdout"
+        || target == "/dev/stderr"
+        || target == "/dev/tty"
+        || target.starts_with("/dev/fd/")
 }
 
 #[cfg(test)]
@@ -605,7 +615,7 @@ mod tests {
             }
 
             fn target(&mut self, target: &str) {
-                if !target.is_empty() && !crate::changes::is_device(target) {
+                if !target.is_empty() && !super::super::is_device(target) {
                     self.out.file_redirect = true;
                 }
             }

@@ -24,7 +24,7 @@
 
 mod lexer;
 
-use self::lexer::{lex, Word};
+use self::lexer::{is_device, lex, Word};
 
 /// The tools that change files whatever their input: Claude Code's
 /// `Write`, `Edit`, `MultiEdit` and `NotebookEdit`, Codex CLI's
@@ -378,14 +378,6 @@ const WRAPPERS: &[&str] = &[
     "sudo", "env", "command", "builtin", "exec", "nohup", "time", "nice",
     "xargs", "npx", "timeout",
 ];
-
-fn is_device(target: &str) -> bool {
-    target == "/dev/null"
-        || target == "/dev/stdout"
-        || target == "/dev/stderr"
-        || target == "/dev/tty"
-        || target.starts_with("/dev/fd/")
-}
 
 /// Judge one simple command. `depth` bounds `bash -c` recursion.
 ///

@@ -435,7 +435,9 @@ impl Grounding {
     /// outcome ("Tested: … starts only after …"). Not when negated ("I
     /// haven't run `cargo test`").
     fn run_claimed(&self, s: &str) -> bool {
-        if fires(self.negations.get(), s) {
+        // "haven’t" with a typographic apostrophe negates as "haven't".
+        let plain = s.replace('\u{2019}', "'");
+        if fires(self.negations.get(), &plain) {
             return false;
         }
         let outcome = |after: &str| fires(self.outcomes.get(), after);
@@ -497,8 +499,10 @@ impl Grounding {
                 Some(next) if self.bare_lead(s) => *next,
                 _ => s,
             };
-            // The longest phrase: "no issues found" rather than "no".
-            words_in(stock, presented)
+            // The longest phrase: "no issues found" rather than "no"; not
+            // the lead itself ("checked" leads, and is a stock word too).
+            let rest = self.without_leads(presented);
+            words_in(stock, &rest)
                 .map(|m| stock.keyword(m))
                 .max_by_key(|k| k.chars().count())
                 .map(|k| (k.to_string(), presented))

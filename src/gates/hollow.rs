@@ -22,12 +22,12 @@ use crate::keywords::KeywordSet;
 use crate::read::last_change;
 use crate::read::TurnKind;
 
+use super::facts::Facts;
 use super::grounded::{checks_in, CheckKind, Grounding};
 use super::patterns::PatternSet;
 use super::plain_audit::PlainAudit;
 use super::sentence::paragraph;
 use super::sentence::sentence_bounds;
-use super::Facts;
 
 /// The weight of the specifics left in `s`: CJK and Hangul characters
 /// weigh 2, other letters and digits 1, punctuation and spaces nothing.

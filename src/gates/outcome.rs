@@ -134,7 +134,7 @@ pub(crate) trait PlainWords {
     fn is_empty(&self, body: &str) -> bool;
 
     /// A specific referent in `s`, if any: one of
-    /// [`PlainAudits::strict_referent`], a name ("Esc", "Excel", "Tab
+    /// [`PlainAudits::strict_referent`](super::plain::PlainAudits::strict_referent), a name ("Esc", "Excel", "Tab
     /// は"), which names a thing a check touched, or a count in words
     /// ("three test users", "三人", "세 명").
     fn referent(&self, s: &str) -> Option<String>;

@@ -12,9 +12,9 @@
 //! ださい」", `"Please choose another account"`) or wrote, not a choice
 //! handed back.
 
+use super::facts::Facts;
 use super::patterns::PatternSet;
 use super::sentence::in_quotation;
-use super::Facts;
 
 /// Whether byte `at` of `text` stands in an inline code span: a UI string
 /// the agent wrote (`` `어느 쪽으로 할까요?` ``) is the program's words.

@@ -9,9 +9,9 @@
 //! The third seed's shell code blocks when the verification words *are*
 //! present, which contradicts its own text; stopgate follows the text.
 
+use super::facts::Facts;
 use super::patterns::{LazyKeywords, PatternSet};
 use super::sentence::is_word_at;
-use super::Facts;
 
 /// The patterns the reverify gate uses.
 #[derive(Clone, Debug)]

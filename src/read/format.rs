@@ -41,7 +41,7 @@ pub enum Format {
 }
 
 /// How many lines that are not bookkeeping the entrypoint head-scan reads
-/// (in every format: Claude Code's `entrypoint`, Codex CLI's `originator`).
+/// (in every format: Claude Code's `entrypoint`, Codex CLI's session `source`).
 pub const ENTRYPOINT_LINES: usize = 15;
 
 /// How many non-empty lines [`Format::of`] looks at.

@@ -82,7 +82,8 @@ impl Transcript {
 
 /// Whether `path` is a subagent's own file,
 /// `<session>/subagents/agent-<id>.jsonl`, as Claude Code lays them out.
-pub fn is_subagent_file(path: &Path) -> bool {
+#[cfg(feature = "judge")]
+pub(crate) fn is_subagent_file(path: &Path) -> bool {
     let stem_is_agent = path
         .file_stem()
         .is_some_and(|s| s.to_string_lossy().starts_with("agent-"));

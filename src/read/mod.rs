@@ -33,14 +33,15 @@ mod lenient;
 pub(crate) mod lines;
 mod query;
 mod reader;
-mod record;
-mod sniff;
+pub(crate) mod record;
+pub(crate) mod sniff;
 mod source;
 mod tape;
 pub(crate) mod turn;
 
 pub use self::format::Format;
-pub use self::late::is_subagent_file;
+#[cfg(feature = "judge")]
+pub(crate) use self::late::is_subagent_file;
 pub use self::query::{FinalMessage, FinalText};
 #[cfg(feature = "archive")]
 pub(crate) use self::source::open_regular;
@@ -57,13 +58,6 @@ pub(crate) use self::turn::safe_id;
 pub(crate) use self::{
     format::PROBE_LINES, late::LateWork, query::HeadEntrypoint,
     reader::TurnReader, record::recycle_parsers, turn::LinePos,
-};
-
-#[cfg(feature = "internals")]
-pub use self::{
-    lines::{Line, Lines, RevLines},
-    record::{Block, Content, Record, RecordParser, RecordType},
-    sniff::{quick_type, tail_type, top_level_type, Sniff},
 };
 
 /// The `.jsonl` files under `fixtures/` and, when it is there,

@@ -402,7 +402,7 @@ mod tests {
             br#"{"type":"progress""#,
             br#"[1]"#,
         ];
-        let parser = crate::read::RecordParser::new();
+        let parser = crate::read::record::RecordParser::new();
         for line in lines {
             let parsed = parser
                 .parse(line)
@@ -441,7 +441,7 @@ mod tests {
             let body: Vec<String> =
                 fields.iter().map(|(k, v)| format!(r#""{k}":{v}"#)).collect();
             let line = format!("{{{}}}", body.join(",")).into_bytes();
-            let parser = crate::read::RecordParser::new();
+            let parser = crate::read::record::RecordParser::new();
             let parsed = parser.parse(&line).expect("a valid object");
             if let Some(t) = tail_type(&line) {
                 proptest::prop_assert_eq!(

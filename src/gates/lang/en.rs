@@ -7,7 +7,7 @@ use crate::gates::patterns::Pat::{Lit, Near, Opening};
 /// The English table.
 pub const TABLE: LangTable = LangTable {
     code: "en",
-    markers: super::AUDIT_MARKERS_EN,
+    markers: AUDIT_MARKERS_EN,
     marker_nouns: &[
         " regularly",
         " yearly",
@@ -2406,9 +2406,9 @@ pub const TABLE: LangTable = LangTable {
             "going to",
         ],
         negations: &[
-            "not", "never", "without", "didn't", "don't", "doesn't", "hasn't",
-            "haven't", "isn't", "wasn't", "won't", "can't", "couldn't",
-            "no test", "no tests",
+            "not", "never", "didn't", "don't", "doesn't", "hasn't", "haven't",
+            "isn't", "wasn't", "won't", "can't", "couldn't", "no test",
+            "no tests",
         ],
     },
 };
@@ -2603,3 +2603,27 @@ pub const SAME_IN_PRESENT: &[&str] = &[
 
 /// The subjects after which a verb of [`SAME_IN_PRESENT`] is a past.
 pub const SINGULAR_SUBJECTS: &[&str] = &["i", "we", "he", "she", "it", "then"];
+
+/// English equivalents of the audit markers.
+///
+/// Match them case-insensitively: see
+/// [`KeywordSetBuilder::ascii_case_insensitive`](crate::KeywordSetBuilder::ascii_case_insensitive).
+pub const AUDIT_MARKERS_EN: &[&str] = &[
+    "self-audit",
+    "self audit",
+    "audit:",
+    "audit：",
+    "audit —",
+    "audit –",
+    "audit -",
+    "audit—",
+    "audited",
+    "killed it:",
+    "already robust",
+    "deliberately deferred",
+    "deliberately skipped",
+    "three layers",
+    "three-layer",
+    "predictable failure",
+    "foreseeable bug",
+];

@@ -7,7 +7,7 @@ use crate::gates::patterns::Pat::{Joined, Lit, Near, Opening};
 /// The Japanese table.
 pub const TABLE: LangTable = LangTable {
     code: "ja",
-    markers: super::AUDIT_MARKERS_JA,
+    markers: AUDIT_MARKERS_JA,
     marker_nouns: &["ログ", "証跡", "履歴", "記録", "法人"],
     marker_owners: &["内部", "外部", "第三者", "定期", "年次"],
     // Negation follows what it negates: "確認していません", "お任せする話
@@ -1618,9 +1618,6 @@ pub const TABLE: LangTable = LangTable {
             "てない",
             "ておらず",
             "ていません",
-            "がない",
-            "はない",
-            "なかった",
             "ないため",
             "未実施",
             "未実行",
@@ -1628,3 +1625,17 @@ pub const TABLE: LangTable = LangTable {
         ],
     },
 };
+
+/// The seed's seven Japanese audit markers.
+///
+/// `セルフ監査` comes before `監査`, which it contains, so that a match
+/// reports the longer, more specific marker.
+pub const AUDIT_MARKERS_JA: &[&str] = &[
+    "セルフ監査",
+    "監査",
+    "潰した",
+    "既に堅牢",
+    "あえて見送り",
+    "三層",
+    "予測できる不具合",
+];

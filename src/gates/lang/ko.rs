@@ -7,7 +7,7 @@ use crate::gates::patterns::Pat::{Joined, Lit, Near, Opening};
 /// The Korean table.
 pub const TABLE: LangTable = LangTable {
     code: "ko",
-    markers: super::AUDIT_MARKERS_KO,
+    markers: AUDIT_MARKERS_KO,
     marker_nouns: &[],
     marker_owners: &["내부", "외부", "제3자", "정기", "연례"],
     // "안 했", "못 했" put the negation before the verb; "하지 않", "지
@@ -1320,9 +1320,25 @@ pub const TABLE: LangTable = LangTable {
             "못 했",
             "못했",
             "못 돌",
-            "없어",
-            "없습니다",
-            "없고",
         ],
     },
 };
+
+/// Korean equivalents of the audit markers.
+pub const AUDIT_MARKERS_KO: &[&str] = &[
+    "셀프 감사",
+    "자체 감사",
+    "감사:",
+    "감사：",
+    "감사 —",
+    "감사 –",
+    "감사 -",
+    "감사 결과",
+    "감사 완료",
+    "감사해 봤",
+    "잡았다",
+    "이미 견고",
+    "의도적으로 보류",
+    "삼중",
+    "예측 가능한 결함",
+];
