@@ -32,8 +32,8 @@ enum Command {
     /// none, 2 on an error.
     Last(cmd::last::Args),
 
-    /// Run as a Claude Code hook: reads one JSON object on stdin (see
-    /// `stopgate hook --help`).
+    /// Run as the hook of Claude Code, Codex CLI or Gemini CLI (--agent):
+    /// reads one JSON object on stdin (see `stopgate hook --help`).
     Hook(cmd::hook::Args),
 
     /// Scan transcript archives for unaudited changes, hollow audits,
@@ -55,9 +55,10 @@ enum Command {
     /// Show or check the configuration (stopgate.toml).
     Config(cmd::config::Args),
 
-    /// Add stopgate's hooks to Claude Code's settings.json.
+    /// Add stopgate's hooks to an agent's settings: Claude Code's
+    /// settings.json by default, Codex CLI's or Gemini CLI's with --agent.
     ///
-    /// Merges a PostToolUse entry (matcher Write|Edit|MultiEdit|NotebookEdit|Bash)
+    /// For Claude Code, merges a PostToolUse entry (matcher Write|Edit|MultiEdit|NotebookEdit|Bash)
     /// and Stop and SubagentStop entries, using this binary's absolute path
     /// (for the project's shared file, `stopgate` from PATH or a path from
     /// $CLAUDE_PROJECT_DIR). Every other key, byte and hook is kept, a
@@ -84,11 +85,15 @@ enum Command {
         shell: clap_complete::Shell,
     },
 
-    /// Print the manual page (roff).
+    /// Print the manual page (roff), or a subcommand's.
     ///
     /// For example `stopgate man > ~/.local/share/man/man1/stopgate.1`,
-    /// then `man stopgate`.
-    Man,
+    /// then `man stopgate`; `stopgate man scan > …/stopgate-scan.1` for
+    /// the page the main one names as stopgate-scan(1).
+    Man {
+        /// The subcommand whose page to print (scan, hook, check, …).
+        subcommand: Option<String>,
+    },
 }
 
 /// `stopgate hook` alone: parsed without building the whole command line,
@@ -96,13 +101,15 @@ enum Command {
 #[derive(Parser, Debug)]
 #[command(
     name = "stopgate hook",
-    about = "Run as a Claude Code hook: reads one JSON object on stdin.",
-    long_about = "Run as a Claude Code hook: reads one JSON object on stdin.\n\n\
+    about = "Run as the hook of Claude Code, Codex CLI or Gemini CLI: reads one JSON object on stdin.",
+    long_about = "Run as the hook of Claude Code, Codex CLI or Gemini CLI (--agent): reads one \
+        JSON object on stdin.\n\n\
         PostToolUse raises the session's change flag when a tool changed files. Stop runs \
         the gates and blocks (exit 2, message on stderr, or JSON on stdout with \
         output = \"json\") when the agent says it is done without auditing its change. \
-        Any internal problem exits 0 silently: the hook never blocks an agent by its own \
-        fault. Set STOPGATE_DEBUG=1 to log to debug.log in the state directory."
+        Any internal problem exits 0: the hook never blocks an agent by its own fault, and \
+        tells the user once per session (the client's systemMessage) that it is not \
+        guarding. Set STOPGATE_DEBUG=1 to log to debug.log in the state directory."
 )]
 struct HookCli {
     #[command(flatten)]
@@ -159,9 +166,15 @@ fn main() -> ExitCode {
             );
             ExitCode::SUCCESS
         }
-        Command::Man => {
-            let cli = <Cli as clap::CommandFactory>::command();
-            match clap_mangen::Man::new(cli).render(&mut std::io::stdout()) {
+        Command::Man { subcommand } => {
+            let Some(page) = man_page(subcommand.as_deref()) else {
+                eprintln!(
+                    "stopgate: no subcommand {:?}; see `stopgate --help`",
+                    subcommand.unwrap_or_default()
+                );
+                return ExitCode::from(2);
+            };
+            match clap_mangen::Man::new(page).render(&mut std::io::stdout()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
                     ExitCode::SUCCESS
@@ -173,4 +186,17 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// The command whose manual page `stopgate man [SUBCOMMAND]` prints: the
+/// whole command line, or one subcommand, named `stopgate-<name>` as the
+/// main page's SUBCOMMANDS section names it.
+fn man_page(subcommand: Option<&str>) -> Option<clap::Command> {
+    let mut cli = <Cli as clap::CommandFactory>::command();
+    let Some(name) = subcommand else { return Some(cli) };
+    // Built, the command holds the `help` subcommand the page names too.
+    cli.build();
+    let sub = cli.find_subcommand(name)?.clone();
+    let full = format!("stopgate-{name}");
+    Some(sub.name(full.clone()).bin_name(full))
 }

@@ -48,3 +48,24 @@ fn man_page() {
         assert!(page.contains(word), "no {word}");
     }
 }
+
+/// Every page the main page names (stopgate-scan(1), …) is there:
+/// `stopgate man SUBCOMMAND` prints it.
+#[test]
+fn every_subcommand_page_the_main_page_names() {
+    let main = String::from_utf8(run(&["man"]).stdout).unwrap();
+    let named: Vec<&str> = main
+        .lines()
+        .filter_map(|l| l.strip_prefix("stopgate\\-"))
+        .filter_map(|l| l.strip_suffix("(1)"))
+        .collect();
+    assert!(named.contains(&"scan"), "{main}");
+    for sub in named {
+        let out = run(&["man", sub]);
+        assert!(out.status.success(), "stopgate man {sub}");
+        let page = String::from_utf8(out.stdout).unwrap();
+        assert!(page.contains(&format!(".TH stopgate-{sub} 1")), "{page}");
+    }
+    let out = run(&["man", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+}

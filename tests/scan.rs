@@ -262,6 +262,12 @@ fn options_and_exit_codes() {
             && table.contains("last modified before --since"),
         "{table}"
     );
+    // No turn in range: said, not a table of zeros.
+    assert!(table.contains("no turns to judge"), "{table}");
+    assert!(!table.contains("0.0%"), "{table}");
+    let out = scan(&["--no-progress", "--until", "2001-01-01", "fixtures/"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("no turns to judge"), "{table}");
     let out = scan(&[
         "--format",
         "jsonl",

@@ -931,6 +931,11 @@ fn write_table(
 ) -> io::Result<()> {
     write_scanned(out, tally, summary, walked, elapsed, threads)?;
     writeln!(out)?;
+    if tally.turns == 0 {
+        // A table of zeros would read as "you never audit"; the range, if
+        // one was given, is written after this.
+        return writeln!(out, "no turns to judge in these files");
+    }
     write_totals(out, summary)?;
     writeln!(out)?;
     write_findings(out, summary)?;
