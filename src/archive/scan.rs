@@ -704,12 +704,55 @@ fn excerpt(text: &str, matched: &[String]) -> String {
 /// The opening words of a prompt, on one line, at most 60 characters.
 fn opening_words(prompt: &str) -> String {
     const MAX: usize = 60;
+    // A slash command is written in the client's tags
+    // (`<command-message>…</command-message><command-name>/review</command-name>`):
+    // its name and arguments say what the session was.
+    let prompt = match tagged(prompt, "command-name") {
+        Some(name) => {
+            format!("{name} {}", tagged(prompt, "command-args").unwrap_or(""))
+        }
+        None => without_tags(prompt),
+    };
     let flat: String = prompt.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() <= MAX {
         return flat;
     }
     let mut out: String = flat.chars().take(MAX - 1).collect();
     out.push('…');
+    out
+}
+
+/// The text between `<tag>` and `</tag>` in `s`, when there is one.
+fn tagged<'s>(s: &'s str, tag: &str) -> Option<&'s str> {
+    let open = format!("<{tag}>");
+    let start = s.find(&open)? + open.len();
+    let end = start + s[start..].find(&format!("</{tag}>"))?;
+    Some(s[start..end].trim())
+}
+
+/// `s` without the client's markup tags (`<command-message>`,
+/// `</local-command-stdout>`): a tag is `<`, an optional `/`, lowercase
+/// letters and hyphens, `>`.
+fn without_tags(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let name = after.strip_prefix('/').unwrap_or(after);
+        let len = name
+            .bytes()
+            .take_while(|b| b.is_ascii_lowercase() || *b == b'-')
+            .count();
+        if len > 0 && name[len..].starts_with('>') {
+            out.push(' ');
+            rest = &name[len + 1..];
+        } else {
+            out.push('<');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -724,6 +767,21 @@ fn in_range(timestamp: Option<&str>, options: &ScanOptions) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn session_labels_leave_the_clients_tags_out() {
+        let slash =
+            "<command-message>orchestrator is running…</command-message>\n\
+                     <command-name>/orchestrator</command-name>\n\
+                     <command-args>ship it</command-args>";
+        assert_eq!(super::opening_words(slash), "/orchestrator ship it");
+        assert_eq!(
+            super::opening_words(
+                "<local-command-stdout>ok</local-command-stdout> Fix a < b"
+            ),
+            "ok Fix a < b"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -144,7 +144,14 @@ pub const TABLE: LangTable = LangTable {
             Lit("tell me what you'd like"),
             Lit("either way, just tell me"),
         ],
-        cancel: Cancel::NONE,
+        // "What else would you like me to look at?" offers more help
+        // after finished work; it hands no decision back.
+        cancel: Cancel {
+            before: &[],
+            after: &[],
+            between: &[" else "],
+            sentence_after: &[],
+        },
     },
     // Disputing the agent: a subject with a verdict of wrongness, a
     // disagreement, a doubt, a correction, or a "No," that opens the
