@@ -104,6 +104,10 @@ fn install_merges_is_idempotent_and_uninstall_restores() {
     assert!(out.status.success(), "{report}");
     assert!(report.lines().all(|l| l.starts_with("ok")), "{report}");
     assert!(report.contains("self-test"), "{report}");
+    // Run from $HOME, the project's settings file is the user's: checked
+    // once, not twice.
+    let checks = report.lines().filter(|l| l.contains("hooks structure"));
+    assert_eq!(checks.count(), 1, "{report}");
 
     // Uninstall removes exactly ours.
     assert!(stopgate(home.path(), &["uninstall"]).status.success());

@@ -66,11 +66,19 @@ pub fn run(args: &Args) -> ExitCode {
 
 fn check_settings(r: &mut Report) {
     let mut any_installed = false;
+    let mut seen = vec![];
     for scope in [Scope::User, Scope::Project, Scope::Local] {
         let Some(path) = settings_path(scope) else { continue };
         if !path.exists() {
             continue;
         }
+        // Run from $HOME, the project's settings file is the user's: one
+        // file, checked once.
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
+        if seen.contains(&canonical) {
+            continue;
+        }
+        seen.push(canonical);
         let settings = match read_settings(&path) {
             Ok(s) => s,
             Err(e) => {
