@@ -247,7 +247,7 @@ fn options_and_exit_codes() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("key,file,session_id,project,turn,kind,timestamp,entrypoint,agent,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks")
+        Some("key,file,session_id,project,turn,kind,timestamp,entrypoint,agent,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks,lines,excerpts")
     );
     let expected =
         std::fs::read_to_string(root().join("tests/expected/scan.jsonl"))
@@ -1157,4 +1157,38 @@ fn stops_the_hook_let_through_by_its_own_fault_are_counted() {
         table.contains("told the user it was not guarding once"),
         "{table}"
     );
+}
+
+/// A turn with two findings keeps both excerpts in CSV (`lines`,
+/// `excerpts`), not only the first's.
+#[test]
+fn csv_keeps_every_findings_excerpt() {
+    use background::*;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(format!("{SID}.jsonl"));
+    let [w1, r1] = main_write("00:02", "t1", "a.txt", true);
+    let [w2, r2] = main_write("00:03", "t2", "b.txt", true);
+    let lines = [
+        prompt("00:01", "split the config into two files"),
+        w1,
+        r1,
+        w2,
+        r2,
+        said(
+            "00:04",
+            "Done.\n\nWhich would you prefer for the defaults, TOML or YAML?",
+        ),
+    ];
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let out =
+        scan(&["--no-progress", "--format", "csv", file.to_str().unwrap()]);
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let row = csv.lines().nth(1).expect(&csv);
+    assert!(
+        row.contains("unaudited_change") && row.contains("deferral"),
+        "{csv}"
+    );
+    // Two excerpts in the last cell, a JSON list.
+    let excerpts = row.rsplit_once(",\"[").map(|(_, l)| l).expect(&csv);
+    assert_eq!(excerpts.matches("\"\"").count(), 4, "{csv}");
 }

@@ -794,7 +794,7 @@ struct JsonEvidence<'a> {
 }
 
 /// The CSV header.
-const CSV_COLUMNS: [&str; 21] = [
+const CSV_COLUMNS: [&str; 23] = [
     "key",
     "file",
     "session_id",
@@ -816,6 +816,8 @@ const CSV_COLUMNS: [&str; 21] = [
     "hook_blocked",
     "hook_blocks",
     "blocking_hooks",
+    "lines",
+    "excerpts",
 ];
 
 /// The header, unless it is out already.
@@ -888,6 +890,23 @@ fn write_csv<W: Write>(
                 row.turn.hook_blocked.to_string(),
                 row.turn.hook_blocks.to_string(),
                 list(strs(&row.turn.blocking_hooks)),
+                // Every finding's line and excerpt, in the order of
+                // `findings`; `line` and `excerpt` hold the first's.
+                serde_json::to_string(
+                    &row.turn
+                        .findings
+                        .iter()
+                        .map(|e| e.line)
+                        .collect::<Vec<_>>(),
+                )
+                .unwrap_or_default(),
+                list(
+                    row.turn
+                        .findings
+                        .iter()
+                        .map(|e| e.excerpt.as_str())
+                        .collect(),
+                ),
             ]
             .map(csv_cell),
         )?;
