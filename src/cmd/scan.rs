@@ -840,78 +840,57 @@ fn write_csv<W: Write>(
 ) -> io::Result<()> {
     write_csv_header(w, header)?;
     for row in rows(report, all) {
-        // List cells are JSON arrays: shell commands hold every separator
-        // a plain list could use (`;`, `|`, `,`). No cell is a formula
-        // (`csv_cell`): a transcript's `cwd` or text may start with `=`.
-        let list = |items: Vec<&str>| {
-            serde_json::to_string(&items).unwrap_or_default()
-        };
-        fn strs(v: &[String]) -> Vec<&str> {
-            v.iter().map(String::as_str).collect()
-        }
-        w.write_record(
-            [
-                row.key(),
-                path_text(&row.report.path),
-                row.report.session_id.clone(),
-                row.report.project.clone().unwrap_or_default(),
-                row.turn.turn.to_string(),
-                row.turn.kind.as_str().to_string(),
-                row.turn.timestamp.clone().unwrap_or_default(),
-                row.report.entrypoint.clone().unwrap_or_default(),
-                row.report.agent.as_str().to_string(),
-                row.turn.changed.to_string(),
-                row.turn.audit.clone(),
-                list(row.findings()),
-                list(
-                    row.turn
-                        .findings
-                        .iter()
-                        .map(|e| e.rule.as_str())
-                        .collect(),
-                ),
-                serde_json::to_string(
-                    &row.turn
-                        .findings
-                        .iter()
-                        .map(|e| &e.matched)
-                        .collect::<Vec<_>>(),
-                )
-                .unwrap_or_default(),
-                row.first_evidence()
-                    .and_then(|e| e.line)
-                    .map(|l| l.to_string())
-                    .unwrap_or_default(),
-                row.first_evidence()
-                    .map(|e| e.excerpt.clone())
-                    .unwrap_or_default(),
-                list(strs(&row.turn.subagents)),
-                list(strs(&row.turn.hooks_ran)),
-                row.turn.hook_blocked.to_string(),
-                row.turn.hook_blocks.to_string(),
-                list(strs(&row.turn.blocking_hooks)),
-                // Every finding's line and excerpt, in the order of
-                // `findings`; `line` and `excerpt` hold the first's.
-                serde_json::to_string(
-                    &row.turn
-                        .findings
-                        .iter()
-                        .map(|e| e.line)
-                        .collect::<Vec<_>>(),
-                )
-                .unwrap_or_default(),
-                list(
-                    row.turn
-                        .findings
-                        .iter()
-                        .map(|e| e.excerpt.as_str())
-                        .collect(),
-                ),
-            ]
-            .map(csv_cell),
-        )?;
+        w.write_record(csv_cells(&row).map(csv_cell))?;
     }
     Ok(())
+}
+
+/// One row's cells, in the order of [`CSV_COLUMNS`]. List cells are JSON
+/// arrays: shell commands hold every separator a plain list could use
+/// (`;`, `|`, `,`). No cell is a formula (`csv_cell`): a transcript's
+/// `cwd` or text may start with `=`.
+fn csv_cells(row: &Row<'_>) -> [String; 23] {
+    let list =
+        |items: Vec<&str>| serde_json::to_string(&items).unwrap_or_default();
+    fn strs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    [
+        row.key(),
+        path_text(&row.report.path),
+        row.report.session_id.clone(),
+        row.report.project.clone().unwrap_or_default(),
+        row.turn.turn.to_string(),
+        row.turn.kind.as_str().to_string(),
+        row.turn.timestamp.clone().unwrap_or_default(),
+        row.report.entrypoint.clone().unwrap_or_default(),
+        row.report.agent.as_str().to_string(),
+        row.turn.changed.to_string(),
+        row.turn.audit.clone(),
+        list(row.findings()),
+        list(row.turn.findings.iter().map(|e| e.rule.as_str()).collect()),
+        serde_json::to_string(
+            &row.turn.findings.iter().map(|e| &e.matched).collect::<Vec<_>>(),
+        )
+        .unwrap_or_default(),
+        row.first_evidence()
+            .and_then(|e| e.line)
+            .map(|l| l.to_string())
+            .unwrap_or_default(),
+        row.first_evidence().map(|e| e.excerpt.clone()).unwrap_or_default(),
+        list(strs(&row.turn.subagents)),
+        list(strs(&row.turn.hooks_ran)),
+        row.turn.hook_blocked.to_string(),
+        row.turn.hook_blocks.to_string(),
+        list(strs(&row.turn.blocking_hooks)),
+        // Every finding's line and excerpt, in the order of
+        // `findings`; `line` and `excerpt` hold the first's.
+        serde_json::to_string(
+            &row.turn.findings.iter().map(|e| e.line).collect::<Vec<_>>(),
+        )
+        .unwrap_or_default(),
+        list(row.turn.findings.iter().map(|e| e.excerpt.as_str()).collect()),
+    ]
 }
 
 /// The range of turns the table counts, when `--since` or `--until` set
