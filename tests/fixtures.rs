@@ -432,19 +432,7 @@ fn fixtures_match_oracle() {
 }
 
 fn all_fixtures() -> Vec<PathBuf> {
-    let mut out = vec![];
-    let mut stack = vec![fixture("")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let p = entry.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
+    let out = common::files_under(&fixture(""), "jsonl");
     assert!(out.len() >= 19, "fixtures missing: {out:?}");
     out
 }

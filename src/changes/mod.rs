@@ -110,6 +110,14 @@ impl<'a> CommandField<'a> {
 }
 
 impl<'a> ShellInput<'a> {
+    /// The input of a tool given its shell command as a string, or none.
+    pub fn of_command(command: Option<&'a str>) -> ShellInput<'a> {
+        ShellInput {
+            command: command.map_or(CommandField::Absent, CommandField::Text),
+            ..ShellInput::default()
+        }
+    }
+
     /// The fields of a JSON input.
     pub fn of_value(input: &'a serde_json::Value) -> ShellInput<'a> {
         ShellInput {
@@ -186,11 +194,7 @@ pub fn tool_changes_files(
     name: &str,
     command: Option<&str>,
 ) -> Option<ChangeReason> {
-    let input = ShellInput {
-        command: command.map_or(CommandField::Absent, CommandField::Text),
-        ..ShellInput::default()
-    };
-    input.changes_files(name)
+    ShellInput::of_command(command).changes_files(name)
 }
 
 /// [`tool_changes_files`] of a tool's JSON input: for a shell tool, its

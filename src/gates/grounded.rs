@@ -436,7 +436,11 @@ impl Grounding {
     /// haven't run `cargo test`").
     fn run_claimed(&self, s: &str) -> bool {
         // "haven’t" with a typographic apostrophe negates as "haven't".
-        let plain = s.replace('\u{2019}', "'");
+        let plain = if s.contains('\u{2019}') {
+            Cow::Owned(s.replace('\u{2019}', "'"))
+        } else {
+            Cow::Borrowed(s)
+        };
         if fires(self.negations.get(), &plain) {
             return false;
         }
@@ -483,12 +487,12 @@ impl Grounding {
 
     /// Every clause of `text` that presents a self-check and holds a
     /// stock phrase: the phrase, and the clause presented (for a bare lead,
-    /// the clause after it).
+    /// the clause after it) without its lead words.
     pub(crate) fn stock_checks<'t>(
         &'t self,
         text: &'t str,
         stock: &'t KeywordSet,
-    ) -> impl Iterator<Item = (String, &'t str)> + 't {
+    ) -> impl Iterator<Item = (String, String)> + 't {
         let clauses = clauses(text);
         (0..clauses.len()).filter_map(move |i| {
             let s = clauses[i];
@@ -505,12 +509,13 @@ impl Grounding {
             words_in(stock, &rest)
                 .map(|m| stock.keyword(m))
                 .max_by_key(|k| k.chars().count())
-                .map(|k| (k.to_string(), presented))
+                .map(|k| k.to_string())
+                .map(|phrase| (phrase, rest))
         })
     }
 
     /// `s` without the words that lead a self-check.
-    pub(crate) fn without_leads(&self, s: &str) -> String {
+    fn without_leads(&self, s: &str) -> String {
         let mut rest = String::with_capacity(s.len());
         let mut last = 0;
         for m in words_in(self.leads.get(), s) {

@@ -597,11 +597,10 @@ impl Gates {
         let stock = self.stock.get();
         self.grounding
             .stock_checks(text, stock)
-            .find(|(phrase, clause)| {
+            .find(|(phrase, left)| {
                 // A phrase, not a particle or a filler word ("は", "the").
-                let left = self.grounding.without_leads(clause);
                 hollow::weight(phrase) >= 6
-                    && hollow::weighs_less(stock, &left, self.min_specific)
+                    && hollow::weighs_less(stock, left, self.min_specific)
             })
             .map(|(phrase, _)| phrase)
     }

@@ -47,9 +47,7 @@ use std::borrow::Cow;
 
 use super::record::{is_blank, Block, Content, Record, RecordType};
 use super::sniff::{quick_type, skip_ws, tail_type, Needle};
-use crate::changes::{
-    ChangeReason, CommandField, ShellInput, EDIT_TOOLS, SHELL_TOOLS,
-};
+use crate::changes::{ChangeReason, ShellInput, EDIT_TOOLS, SHELL_TOOLS};
 
 /// Prefixes of user lines that wrap command output rather than a prompt.
 const OUTPUT_WRAPPERS: &[&str] = &[
@@ -635,10 +633,7 @@ impl ToolCall {
         offset: u64,
         block: usize,
     ) -> ToolCall {
-        let input = ShellInput {
-            command: command.map_or(CommandField::Absent, CommandField::Text),
-            ..ShellInput::default()
-        };
+        let input = ShellInput::of_command(command);
         ToolCall::from_input(id, name, &input, offset, block)
     }
 
