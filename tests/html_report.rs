@@ -55,7 +55,8 @@ fn the_page_is_self_contained() {
         "<details>",
         "unaudited_change",
         "which…would you prefer",
-        "27 change turns</td>",
+        "28 change turns</td>",
+        "<h2>Hook health</h2>",
     ] {
         assert!(page.contains(want), "no {want:?}");
     }

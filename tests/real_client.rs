@@ -213,6 +213,8 @@ impl Mock {
 struct World {
     dir: tempfile::TempDir,
     mock: Mock,
+    /// Variables the client runs with, besides the world's own.
+    client_vars: Vec<(&'static str, &'static str)>,
 }
 
 impl World {
@@ -248,7 +250,13 @@ impl World {
             String::from_utf8_lossy(&out.stderr)
         );
         let mock = Mock::start(dir.path(), &replies(&project));
-        World { dir, mock }
+        World { dir, mock, client_vars: vec![] }
+    }
+
+    /// This world, with the client run with `name` set to `value`.
+    fn client_var(mut self, name: &'static str, value: &'static str) -> World {
+        self.client_vars.push((name, value));
+        self
     }
 
     fn home(&self) -> PathBuf {
@@ -326,6 +334,7 @@ impl World {
             .env("STOPGATE_STATE_DIR", self.state())
             .env("STOPGATE_CONFIG", self.dir.path().join("stopgate.toml"))
             .env("STOPGATE_DEBUG", "1")
+            .envs(self.client_vars.iter().copied())
     }
 
     /// Run an attended `claude -p PROMPT`; its answer, trimmed.
@@ -1124,5 +1133,39 @@ fn json_output_blocks_and_the_scan_names_the_hook() {
                 .any(|h| h.as_str().unwrap().ends_with("stopgate hook")),
             "{rows:#?}"
         );
+    });
+}
+
+/// Claude Code ends a turn by itself after a number of consecutive Stop
+/// blocks (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, 8 by default) and does not
+/// tell the hook. With the client's cap at 2 and stopgate's at 5, the
+/// client ends the turn on stopgate's third block; the scan's hook health
+/// says so, and its block count matches the hook's own log.
+#[test]
+fn blocks_the_client_overrode_are_in_the_hook_health() {
+    each_client(|client| {
+        let w = World::new("[audit]\ncap = 5\n", |p| {
+            json!([
+                [write(&p.join("a.txt"), "x\n")],
+                [text("Done.")],
+                [text("Done, really.")],
+                [text("Done, truly.")],
+                [text("Done, at last.")],
+                [text(AUDITED)]
+            ])
+        })
+        .client_var("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "2");
+        w.ask(client, "write a.txt", &[]);
+        // Two blocks the model answered, and the one the client ended the
+        // turn on.
+        let logged = w.debug_log().matches("stop: Block").count();
+        assert_eq!(logged, 3, "{}", w.debug_log());
+        // The model saw every block but the last: the client ended the
+        // turn over it.
+        w.feedback(logged - 1);
+        let rows = w.scan();
+        assert_eq!(rows.len(), 1, "{rows:#?}");
+        assert_eq!(rows[0]["hook_blocks"], logged, "{rows:#?}");
+        assert_eq!(rows[0]["blocks_overridden"], logged, "{rows:#?}");
     });
 }

@@ -247,7 +247,7 @@ fn options_and_exit_codes() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("key,file,session_id,project,turn,kind,timestamp,entrypoint,agent,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks,lines,excerpts")
+        Some("key,file,session_id,project,turn,kind,timestamp,entrypoint,agent,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks,lines,excerpts,hook_faults,blocks_overridden")
     );
     let expected =
         std::fs::read_to_string(root().join("tests/expected/scan.jsonl"))
@@ -293,7 +293,8 @@ fn options_and_exit_codes() {
         "proj · 2026-03-20 · ",
         "by project",
         "by day",
-        "of 27 change turns",
+        "of 28 change turns",
+        "hook health",
         "by agent",
         "judged turns",
         "turns dated 2026-03-20",
@@ -589,7 +590,7 @@ fn the_progress_bar_fits_80_columns() {
         .collect();
     assert!(!frames.is_empty(), "no progress frame in {text:?}");
     assert!(
-        frames[0].contains(" 0/29 files ["),
+        frames[0].contains(" 0/30 files ["),
         "first frame: {:?}",
         frames[0]
     );
@@ -1191,4 +1192,55 @@ fn csv_keeps_every_findings_excerpt() {
     // Two excerpts in the last cell, a JSON list.
     let excerpts = row.rsplit_once(",\"[").map(|(_, l)| l).expect(&csv);
     assert_eq!(excerpts.matches("\"\"").count(), 4, "{csv}");
+}
+
+/// Hook health: blocks the client overrode, a hook's error and a hook
+/// that ran out of time (a cancel the user asked for is no fault) are in
+/// the rows, the table and the HTML report.
+#[test]
+fn hook_health_is_reported() {
+    let file = "fixtures/transcripts/hook_health.jsonl";
+    let out =
+        scan(&["--no-progress", "--format", "jsonl", "--all-turns", file]);
+    let rows: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_eq!(rows[0]["blocks_overridden"], 2, "{rows:#?}");
+    assert_eq!(rows[0]["hook_blocks"], 2);
+    assert!(rows[0].get("hook_faults").is_none(), "{rows:#?}");
+    assert_eq!(
+        rows[1]["hook_faults"],
+        serde_json::json!([
+            {"event": "PostToolUse", "command": "./lint.sh", "timed_out": false},
+            {"event": "Stop", "command": "/usr/local/bin/stopgate hook", "timed_out": true}
+        ])
+    );
+    assert!(rows[1].get("blocks_overridden").is_none(), "{rows:#?}");
+
+    let out = scan(&["--no-progress", "--color", "never", file]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    let health = table.split("hook health").nth(1).expect(&table);
+    let row = health.lines().find(|l| l.starts_with("proj ")).expect(health);
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    // project, stops, stopgate ran ("2 of 2"), blocks, overrode, errors,
+    // timeouts, not guarding.
+    assert_eq!(
+        cells,
+        ["proj", "2", "2", "of", "2", "2", "1", "1", "1", "0"],
+        "{table}"
+    );
+    assert!(
+        health.contains(
+            "1 block overridden by the client, 1 hook error, 1 hook timeout"
+        ),
+        "{table}"
+    );
+
+    let out = scan(&["--no-progress", "--format", "html", file]);
+    let html = String::from_utf8_lossy(&out.stdout);
+    assert!(html.contains("<h2>Hook health</h2>"), "{html}");
+    assert!(html.contains("<td class=\"n bad\">1</td>"), "{html}");
 }

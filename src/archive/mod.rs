@@ -33,8 +33,8 @@ use crate::judge::Judge;
 pub(crate) use self::reader::for_each_line;
 pub use self::reader::{DEFAULT_CHUNK, DEFAULT_MAX_LINE};
 pub use self::scan::{
-    change_sources, report_turn, scan_file, scan_reader, Evidence, FileReport,
-    Finding, ScanOptions, TurnReport,
+    change_sources, is_stopgate_command, report_turn, scan_file, scan_reader,
+    Evidence, FileReport, Finding, ScanOptions, TurnReport,
 };
 pub use self::walk::{default_root, walk, Candidate, Walk, Walked};
 

@@ -26,8 +26,8 @@ use super::reader::{for_each_line, ChunkLine};
 use crate::gates::{AuditStatus, Block, Rule};
 use crate::judge::Judge;
 use crate::read::{
-    Chain, Format, HeadEntrypoint, LateWork, LinePos, ToolCall, Turn,
-    TurnKind, TurnReader, PROBE_LINES,
+    Chain, Format, HeadEntrypoint, HookFault, LateWork, LinePos, ToolCall,
+    Turn, TurnKind, TurnReader, PROBE_LINES,
 };
 
 /// A finding, from the fixed vocabulary of `stopgate scan`.
@@ -141,6 +141,12 @@ pub struct TurnReport {
     /// How many times stopgate's own hook failed open in the turn and told
     /// the user so ([`Turn::unguarded`]).
     pub unguarded: usize,
+    /// The hooks that failed in the turn: errors and timeouts, of every
+    /// event ([`Turn::hook_faults`]).
+    pub hook_faults: Vec<HookFault>,
+    /// When the client ended the turn over a Stop hook's blocks: how many
+    /// consecutive blocks it overrode ([`Turn::blocks_overridden`]).
+    pub blocks_overridden: Option<usize>,
 }
 
 impl TurnReport {
@@ -654,7 +660,20 @@ pub fn report_turn(
         subagents: turn.launched_agents().map(str::to_string).collect(),
         changes: change_sources(turn),
         unguarded: turn.unguarded(),
+        hook_faults: turn.hook_faults().to_vec(),
+        blocks_overridden: turn.blocks_overridden(),
     }
+}
+
+/// Whether a hook's command runs stopgate: one of its words names the
+/// `stopgate` binary (`/home/me/.cargo/bin/stopgate hook`,
+/// `"stopgate" hook --agent codex`).
+pub fn is_stopgate_command(command: &str) -> bool {
+    command.split_whitespace().any(|word| {
+        let word = word.trim_matches(['"', '\'']);
+        let name = word.rsplit(['/', '\\']).next().unwrap_or(word);
+        name == "stopgate" || name == "stopgate.exe"
+    })
 }
 
 /// The most characters an excerpt holds.

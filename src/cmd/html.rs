@@ -11,6 +11,7 @@ use std::io::{self, Write};
 
 use stopgate::archive::Finding;
 
+use super::health::HealthBuilder;
 use super::report::{percent, project_label, trend, Counts, Flagged, Summary};
 
 /// Escape `s` for HTML text and attribute values.
@@ -102,6 +103,7 @@ pub fn write(
     summary_section(&mut h, &s.all);
     project_section(&mut h, s);
     period_section(&mut h, s);
+    health_section(&mut h, &s.health);
     h.push_str(FINDINGS_HEAD);
     out.write_all(h.as_bytes())?;
     io::copy(rows, out)?;
@@ -194,6 +196,64 @@ fn project_section(h: &mut String, s: &Summary) {
         h.push_str("</figure>\n");
     }
     h.push_str("</div>\n");
+}
+
+/// Hook health: per project, whether stopgate's Stop hook ran, its blocks,
+/// the blocks the client overrode, hook errors and timeouts; then the
+/// sessions where something went wrong.
+fn health_section(h: &mut String, health: &HealthBuilder) {
+    h.push_str("<h2>Hook health</h2>\n");
+    if !health.all.any_trace() {
+        h.push_str(
+            "<p class=\"muted\">No hook activity recorded (only interactive \
+             Claude Code sessions record which Stop hooks ran).</p>\n",
+        );
+        return;
+    }
+    h.push_str(
+        "<table class=\"sortable\" id=\"health\"><thead><tr><th>project</th>\
+         <th class=\"n\">stops</th><th class=\"n\">stopgate ran</th>\
+         <th class=\"n\">blocks</th><th class=\"n\">overridden by the client</th>\
+         <th class=\"n\">hook errors</th><th class=\"n\">hook timeouts</th>\
+         <th class=\"n\">not guarding</th></tr></thead><tbody>\n",
+    );
+    for (project, c) in &health.by_project {
+        if c.stops == 0 && !c.any_trace() {
+            continue;
+        }
+        let _ = write!(h, "<tr><td>{}</td>", esc(project));
+        for (v, bad) in [
+            (c.stops.to_string(), false),
+            (c.ran_cell(), false),
+            (c.blocks.to_string(), false),
+            (c.overridden.to_string(), c.overridden > 0),
+            (c.errors.to_string(), c.errors > 0),
+            (c.timeouts.to_string(), c.timeouts > 0),
+            (c.unguarded.to_string(), c.unguarded > 0),
+        ] {
+            let class = if bad { "n bad" } else { "n" };
+            let _ = write!(h, "<td class=\"{class}\">{}</td>", esc(&v));
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str(
+        "</tbody></table>\n<p class=\"muted\">stopgate ran: the Stops after which \
+         stopgate's hook ran, of those whose transcript records the Stop hooks. \
+         Errors and timeouts count hooks of every event.</p>\n",
+    );
+    if !health.troubled.is_empty() {
+        h.push_str("<ul>\n");
+        for t in &health.troubled {
+            let _ = writeln!(
+                h,
+                "<li>{}: <span class=\"bad\">{}</span><br><code>{}</code></li>",
+                esc(&t.label),
+                esc(&super::health::trouble_words(&t.health)),
+                esc(&t.path.display().to_string())
+            );
+        }
+        h.push_str("</ul>\n");
+    }
 }
 
 /// A stacked bar per period: audited, hollow and unaudited change turns.

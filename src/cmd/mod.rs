@@ -4,6 +4,7 @@ pub mod check;
 pub mod codex_config;
 pub mod config;
 pub mod doctor;
+pub mod health;
 pub mod hook;
 pub mod html;
 pub mod inert;

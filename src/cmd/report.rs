@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 
 use stopgate::archive::{FileReport, Finding, TurnReport};
 
+use super::health::HealthBuilder;
+
 /// How long one period of the trend is, in the report's time zone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Period {
@@ -168,6 +170,8 @@ pub struct Summary {
     pub last: Option<jiff::Timestamp>,
     /// The zone days and weeks are counted in (`--tz`).
     pub tz: jiff::tz::TimeZone,
+    /// Whether the Stop hooks ran and held.
+    pub health: HealthBuilder,
 }
 
 /// The project of a file: the last part of the folder its session ran in,
@@ -243,6 +247,7 @@ pub struct SummaryBuilder {
     first: Option<jiff::Timestamp>,
     last: Option<jiff::Timestamp>,
     tz: jiff::tz::TimeZone,
+    health: HealthBuilder,
 }
 
 impl SummaryBuilder {
@@ -257,11 +262,13 @@ impl SummaryBuilder {
             first: None,
             last: None,
             tz: tz.clone(),
+            health: HealthBuilder::default(),
         }
     }
 
     /// Count the turns of one file.
     pub fn add(&mut self, r: &FileReport) {
+        self.health.add(r);
         let project = project_label(r);
         for t in &r.turns {
             self.all.add(t);
@@ -321,6 +328,7 @@ impl SummaryBuilder {
             first: self.first,
             last: self.last,
             tz: self.tz,
+            health: self.health,
         }
     }
 }

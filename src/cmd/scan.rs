@@ -11,6 +11,7 @@ use stopgate::archive::{self, FileReport, Finding, ScanOptions, TurnReport};
 use stopgate::judge::Judge;
 use stopgate::read::Format as AgentFormat;
 
+use super::health::HealthBuilder;
 use super::inert::{csv_cell, terminal};
 use super::report::{
     percent, session_label, trend, Counts, Flagged, Summary, SummaryBuilder,
@@ -619,9 +620,6 @@ struct Tally {
     /// Files that could not be read, with why.
     unreadable: Vec<String>,
     turns: usize,
-    hooks_ran: usize,
-    hook_blocked: usize,
-    unguarded: usize,
     /// Findings over every turn.
     findings: usize,
     /// The sessions with the most findings, most first (at most
@@ -654,9 +652,6 @@ impl Tally {
         let mut findings = 0;
         for t in &r.turns {
             self.turns += 1;
-            self.hooks_ran += usize::from(!t.hooks_ran.is_empty());
-            self.hook_blocked += usize::from(t.hook_blocked);
-            self.unguarded += t.unguarded;
             findings += t.findings.len();
         }
         self.findings += findings;
@@ -737,6 +732,16 @@ fn write_jsonl(
             hook_blocked: t.hook_blocked,
             hook_blocks: t.hook_blocks,
             blocking_hooks: &t.blocking_hooks,
+            hook_faults: t
+                .hook_faults
+                .iter()
+                .map(|f| JsonFault {
+                    event: f.event(),
+                    command: f.command(),
+                    timed_out: f.timed_out(),
+                })
+                .collect(),
+            blocks_overridden: t.blocks_overridden,
         };
         serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;
@@ -781,6 +786,21 @@ struct JsonRow<'a> {
     hook_blocked: bool,
     hook_blocks: usize,
     blocking_hooks: &'a [String],
+    /// The hooks that failed in the turn (errors and timeouts).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    hook_faults: Vec<JsonFault<'a>>,
+    /// How many consecutive Stop blocks the client overrode to end the
+    /// turn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blocks_overridden: Option<usize>,
+}
+
+/// A hook's fault in a JSONL row.
+#[derive(serde::Serialize)]
+struct JsonFault<'a> {
+    event: &'a str,
+    command: Option<&'a str>,
+    timed_out: bool,
 }
 
 /// One finding's evidence in a JSONL row.
@@ -794,7 +814,7 @@ struct JsonEvidence<'a> {
 }
 
 /// The CSV header.
-const CSV_COLUMNS: [&str; 23] = [
+const CSV_COLUMNS: [&str; 25] = [
     "key",
     "file",
     "session_id",
@@ -818,6 +838,8 @@ const CSV_COLUMNS: [&str; 23] = [
     "blocking_hooks",
     "lines",
     "excerpts",
+    "hook_faults",
+    "blocks_overridden",
 ];
 
 /// The header, unless it is out already.
@@ -849,7 +871,7 @@ fn write_csv<W: Write>(
 /// arrays: shell commands hold every separator a plain list could use
 /// (`;`, `|`, `,`). No cell is a formula (`csv_cell`): a transcript's
 /// `cwd` or text may start with `=`.
-fn csv_cells(row: &Row<'_>) -> [String; 23] {
+fn csv_cells(row: &Row<'_>) -> [String; 25] {
     let list =
         |items: Vec<&str>| serde_json::to_string(&items).unwrap_or_default();
     fn strs(v: &[String]) -> Vec<&str> {
@@ -890,7 +912,21 @@ fn csv_cells(row: &Row<'_>) -> [String; 23] {
         )
         .unwrap_or_default(),
         list(row.turn.findings.iter().map(|e| e.excerpt.as_str()).collect()),
+        list(strs(
+            &row.turn.hook_faults.iter().map(fault_text).collect::<Vec<_>>(),
+        )),
+        row.turn.blocks_overridden.map(|n| n.to_string()).unwrap_or_default(),
     ]
+}
+
+/// A hook's fault in a word or two: `Stop: stopgate hook (timed out)`.
+fn fault_text(f: &stopgate::read::HookFault) -> String {
+    let event = if f.event().is_empty() { "hook" } else { f.event() };
+    let what = if f.timed_out() { "timed out" } else { "failed" };
+    match f.command() {
+        Some(c) => format!("{event}: {c} ({what})"),
+        None => format!("{event} ({what})"),
+    }
 }
 
 /// The range of turns the table counts, when `--since` or `--until` set
@@ -937,10 +973,10 @@ fn write_table(
     write_totals(out, summary)?;
     writeln!(out)?;
     write_findings(out, summary)?;
-    writeln!(out)?;
-    write_hooks(out, tally)?;
     write_breakdowns(out, summary)?;
-    write_worst(out, &tally.worst)
+    write_worst(out, &tally.worst)?;
+    writeln!(out)?;
+    write_health(out, &summary.health)
 }
 
 /// What was read, how fast, and what could not be.
@@ -1053,17 +1089,23 @@ fn write_findings(out: &mut impl Write, summary: &Summary) -> io::Result<()> {
     Ok(())
 }
 
-/// What the Stop hooks already in the transcripts did, and whether
-/// stopgate's told the user it was not guarding.
-fn write_hooks(out: &mut impl Write, tally: &Tally) -> io::Result<()> {
-    let turns = if tally.hooks_ran == 1 { "turn" } else { "turns" };
-    writeln!(
-        out,
-        "stop hooks ran after {} {turns} and blocked {}",
-        tally.hooks_ran, tally.hook_blocked
-    )?;
-    if tally.unguarded > 0 {
-        let times = match tally.unguarded {
+/// Hook health: whether the Stop hooks ran and held, per project, and the
+/// sessions where something went wrong with them.
+fn write_health(
+    out: &mut impl Write,
+    health: &HealthBuilder,
+) -> io::Result<()> {
+    let all = &health.all;
+    writeln!(out, "{}", paint(HEAD, "hook health"))?;
+    if !all.any_trace() {
+        return writeln!(
+            out,
+            "no hook activity recorded (only interactive Claude Code sessions \
+             record which Stop hooks ran)"
+        );
+    }
+    if all.unguarded > 0 {
+        let times = match all.unguarded {
             1 => "once".to_string(),
             n => format!("{n} times"),
         };
@@ -1072,6 +1114,54 @@ fn write_hooks(out: &mut impl Write, tally: &Tally) -> io::Result<()> {
              (it fails open; run `stopgate doctor`)"
         );
         writeln!(out, "{}", paint(BAD, &line))?;
+    }
+    writeln!(
+        out,
+        "{:<16} {:>6} {:>14} {:>6} {:>9} {:>6} {:>8} {:>7}",
+        "project",
+        "stops",
+        "stopgate ran",
+        "blocks",
+        "overrode",
+        "errors",
+        "timeouts",
+        "unguard"
+    )?;
+    for (project, h) in &health.by_project {
+        if h.stops == 0 && !h.any_trace() {
+            continue;
+        }
+        writeln!(
+            out,
+            "{:<16} {:>6} {:>14} {:>6} {:>9} {:>6} {:>8} {:>7}",
+            clip(&terminal(project), 16),
+            h.stops,
+            h.ran_cell(),
+            h.blocks,
+            h.overridden,
+            h.errors,
+            h.timeouts,
+            h.unguarded
+        )?;
+    }
+    writeln!(
+        out,
+        "{}",
+        paint(
+            DIM,
+            "(stopgate ran: Stops after which stopgate's hook ran, of those whose\n \
+             transcript records the Stop hooks; overrode: turns the client ended over\n \
+             consecutive blocks; errors, timeouts: hooks of any event)"
+        )
+    )?;
+    for t in &health.troubled {
+        writeln!(
+            out,
+            "{}  {}",
+            paint(BAD, &clip(&terminal(&t.label), 60)),
+            super::health::trouble_words(&t.health)
+        )?;
+        writeln!(out, "    {}", terminal(&path_text(&t.path)))?;
     }
     Ok(())
 }
@@ -1107,7 +1197,7 @@ fn write_breakdowns(
         writeln!(
             out,
             "{}",
-            paint(HEAD, &breakdown_header(&name, 10, "  trend"))
+            paint(HEAD, &breakdown_header(&name, 12, "  trend"))
         )?;
         let mut before = None;
         for (start, c) in &summary.by_period {
@@ -1119,7 +1209,7 @@ fn write_breakdowns(
                 _ => anstyle::Style::new(),
             };
             let t = format!("  {}", paint(style, &t));
-            writeln!(out, "{}", breakdown_row(start, 10, c, &t))?;
+            writeln!(out, "{}", breakdown_row(start, 12, c, &t))?;
             before = share.or(before);
         }
     }

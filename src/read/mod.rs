@@ -48,7 +48,9 @@ pub(crate) use self::source::open_regular;
 pub use self::source::Transcript;
 #[cfg(all(test, feature = "hook"))]
 pub(crate) use self::turn::UNGUARDED_PREFIX;
-pub use self::turn::{Chain, Prompt, StopBlocks, ToolCall, Turn, TurnKind};
+pub use self::turn::{
+    Chain, HookFault, Prompt, StopBlocks, ToolCall, Turn, TurnKind,
+};
 pub use crate::changes::{tool_changes_files, ChangeReason};
 
 #[cfg(feature = "judge")]

@@ -308,6 +308,7 @@ pub struct Record<'a> {
     hook_errors: usize,
     launched_agent: Option<&'a str>,
     attachment: Option<Attachment<'a>>,
+    notice: Option<&'a str>,
 }
 
 /// The `attachment` object of an `attachment` record.
@@ -320,6 +321,9 @@ pub struct Attachment<'a> {
     kind: Option<&'a str>,
     blocking_command: Option<&'a str>,
     content: Option<&'a str>,
+    hook_event: Option<&'a str>,
+    command: Option<&'a str>,
+    timed_out: bool,
 }
 
 impl<'a> Attachment<'a> {
@@ -338,6 +342,25 @@ impl<'a> Attachment<'a> {
     /// `hook_system_message`, the message a hook showed the user.
     pub fn content(&self) -> Option<&'a str> {
         self.content
+    }
+
+    /// For a hook's attachment (`hook_non_blocking_error`,
+    /// `hook_cancelled`, …): the event it ran on (`hookEvent`), such as
+    /// `Stop` or `PostToolUse`.
+    pub fn hook_event(&self) -> Option<&'a str> {
+        self.hook_event
+    }
+
+    /// For a hook's attachment: the hook's `command`, where the client
+    /// names it.
+    pub fn command(&self) -> Option<&'a str> {
+        self.command
+    }
+
+    /// For a `hook_cancelled`: whether the hook ran out of time
+    /// (`timedOut`).
+    pub fn timed_out(&self) -> bool {
+        self.timed_out
     }
 }
 
@@ -439,6 +462,13 @@ impl<'a> Record<'a> {
     /// The `attachment` of an `attachment` record.
     pub fn attachment(&self) -> Option<Attachment<'a>> {
         self.attachment
+    }
+
+    /// A `system` record's own `content` string: the notice the client
+    /// showed, such as Claude Code's "A hook blocked the turn from ending
+    /// 8 consecutive times…".
+    pub fn notice(&self) -> Option<&'a str> {
+        self.notice
     }
 
     /// The `message.content`, or [`Content::Absent`].
@@ -771,6 +801,7 @@ keys!(RecordKey {
     HookErrors = "hookErrors",
     ToolUseResult = "toolUseResult",
     Attachment = "attachment",
+    Content = "content",
 });
 
 keys!(AgentResultKey { AgentId = "agentId" });
@@ -779,6 +810,9 @@ keys!(AttachmentKey {
     Type = "type",
     BlockingError = "blockingError",
     Content = "content",
+    HookEvent = "hookEvent",
+    Command = "command",
+    TimedOut = "timedOut",
 });
 
 keys!(HookInfoKey { Command = "command" });
@@ -859,6 +893,9 @@ impl<'de> Deserialize<'de> for Record<'de> {
                         RecordKey::Attachment => {
                             r.attachment =
                                 map.next_value::<MaybeAttachment>()?.0
+                        }
+                        RecordKey::Content => {
+                            r.notice = map.next_value::<Str>()?.0
                         }
                         RecordKey::Other => {
                             map.next_value::<IgnoredAny>()?;
@@ -1041,6 +1078,15 @@ impl<'de> Deserialize<'de> for MaybeAttachment<'de> {
                         }
                         AttachmentKey::Content => {
                             a.content = map.next_value::<Str>()?.0
+                        }
+                        AttachmentKey::HookEvent => {
+                            a.hook_event = map.next_value::<Str>()?.0
+                        }
+                        AttachmentKey::Command => {
+                            a.command = map.next_value::<Str>()?.0
+                        }
+                        AttachmentKey::TimedOut => {
+                            a.timed_out = map.next_value::<Flag>()?.0
                         }
                         AttachmentKey::Other => {
                             map.next_value::<IgnoredAny>()?;

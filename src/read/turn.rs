@@ -162,6 +162,8 @@ pub struct Turn {
     hooks_ran: Vec<String>,
     /// How many times stopgate's hook told the user it was not guarding.
     unguarded: usize,
+    hook_faults: Vec<HookFault>,
+    overridden: Option<usize>,
     any_assistant: bool,
     skipped_corrupt: usize,
 }
@@ -340,6 +342,23 @@ impl Turn {
         self.unguarded
     }
 
+    /// The hooks that failed in this turn, as the client recorded them
+    /// (Claude Code's `hook_non_blocking_error`,
+    /// `hook_error_during_execution` and timed-out `hook_cancelled`
+    /// attachments): hooks of every event, in file order.
+    pub fn hook_faults(&self) -> &[HookFault] {
+        &self.hook_faults
+    }
+
+    /// When the client ended the turn over a Stop hook's blocks: how many
+    /// consecutive blocks it overrode. Claude Code (2.1.143 and later)
+    /// ends a turn after 8 (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`), writes a
+    /// notice ("A hook blocked the turn from ending 8 consecutive times…")
+    /// and does not tell the hook.
+    pub fn blocks_overridden(&self) -> Option<usize> {
+        self.overridden
+    }
+
     /// How many corrupt lines the reader passed over.
     pub fn skipped_corrupt(&self) -> usize {
         self.skipped_corrupt
@@ -499,6 +518,62 @@ impl StopBlocks {
         }
     }
 }
+
+/// A hook that failed, as the client recorded it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookFault {
+    event: String,
+    command: Option<String>,
+    timed_out: bool,
+}
+
+impl HookFault {
+    /// The event the hook ran on, such as `Stop` or `PostToolUse`; empty
+    /// when the client did not say.
+    pub fn event(&self) -> &str {
+        &self.event
+    }
+
+    /// The hook's command, where the client names it.
+    pub fn command(&self) -> Option<&str> {
+        self.command.as_deref()
+    }
+
+    /// Whether the hook ran out of time (else it ended in an error).
+    pub fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+
+    /// The fault an attachment records, if it records one: an error, or
+    /// a cancel because the hook ran out of time (a cancel the user asked
+    /// for is not the hook's fault).
+    fn of(a: &super::record::Attachment<'_>) -> Option<HookFault> {
+        let timed_out = match a.kind()? {
+            "hook_non_blocking_error" | "hook_error_during_execution" => false,
+            "hook_cancelled" if a.timed_out() => true,
+            _ => return None,
+        };
+        // `hookName` is `PostToolUse:Write`; `hookEvent` is the event.
+        Some(HookFault {
+            event: a.hook_event().unwrap_or("").to_string(),
+            command: a.command().map(str::to_string),
+            timed_out,
+        })
+    }
+}
+
+/// The number of blocks a client's notice says it overrode: Claude Code's
+/// "A hook blocked the turn from ending N consecutive times".
+fn overridden_blocks(notice: &str) -> Option<usize> {
+    let rest = notice.strip_prefix(OVERRIDE_NOTICE)?;
+    let digits = rest.len()
+        - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    rest[..digits].parse().ok()
+}
+
+/// The start of Claude Code's notice when it ends a turn over a Stop
+/// hook's blocks.
+const OVERRIDE_NOTICE: &str = "A hook blocked the turn from ending ";
 
 /// A subagent launch: the Task or Agent tool use and the `agentId` its
 /// result names.
@@ -860,6 +935,16 @@ static BLOCKING: Needle = Needle::new(b"\"hook_blocking_error\"");
 /// (`hook::Fault`).
 pub(crate) const UNGUARDED_PREFIX: &str = "stopgate is not guarding";
 static UNGUARDED: Needle = Needle::new(UNGUARDED_PREFIX.as_bytes());
+static OVERRIDE: Needle = Needle::new(OVERRIDE_NOTICE.as_bytes());
+
+/// Whether a line may record a hook's fault ([`HookFault`]): it spells one
+/// of the attachment types that do.
+fn holds_hook_fault(line: &[u8]) -> bool {
+    static ERROR: Needle = Needle::new(b"\"hook_non_blocking_error\"");
+    static FAILED: Needle = Needle::new(b"\"hook_error_during_execution\"");
+    static CANCELLED: Needle = Needle::new(b"\"hook_cancelled\"");
+    ERROR.find(line) || FAILED.find(line) || CANCELLED.find(line)
+}
 
 static TOOL_USE: Needle = Needle::new(b"tool_use");
 static ESCAPE: Needle = Needle::new(b"\\u");
@@ -962,6 +1047,12 @@ pub struct TurnBuilder {
     /// has not been met: only their results are worth a look for an error
     /// ([`Turn::changes`]).
     unanswered_changes: Vec<String>,
+    /// Where the open turn's last Stop block and last tool use are, and
+    /// the blocks since that tool use: a block no line answers is one the
+    /// client overrode ([`Turn::blocks_overridden`]).
+    last_block_at: Option<u64>,
+    last_tool_at: Option<u64>,
+    blocks_since_tool: usize,
     need: Need,
 }
 
@@ -976,6 +1067,9 @@ impl TurnBuilder {
             next_index: first,
             unanswered_launches: 0,
             unanswered_changes: vec![],
+            last_block_at: None,
+            last_tool_at: None,
+            blocks_since_tool: 0,
             need: Need::Turns,
         }
     }
@@ -1016,12 +1110,12 @@ impl TurnBuilder {
             Some(b"user") => yes(self.unanswered_launches > 0
                 || !holds_tool_result(line)
                 || (self.answers_change(line) && failed(line))),
-            Some(b"system") => {
-                yes(SUMMARY.find(line) || LOCAL_COMMAND.find(line))
-            }
-            Some(b"attachment") => {
-                yes(BLOCKING.find(line) || UNGUARDED.find(line))
-            }
+            Some(b"system") => yes(SUMMARY.find(line)
+                || LOCAL_COMMAND.find(line)
+                || OVERRIDE.find(line)),
+            Some(b"attachment") => yes(BLOCKING.find(line)
+                || UNGUARDED.find(line)
+                || holds_hook_fault(line)),
             Some(b"assistant") => self.text_only(line, Sure::Assistant),
             // Claude Code writes an assistant line's `type` last.
             None if tail_type(line) == Some(b"assistant") => {
@@ -1066,7 +1160,8 @@ impl TurnBuilder {
                 || !(USER.find(line)
                     || SYSTEM.find(line)
                     || BLOCKING.find(line)
-                    || UNGUARDED.find(line)));
+                    || UNGUARDED.find(line)
+                    || holds_hook_fault(line)));
         if text_only {
             Want::Text
         } else {
@@ -1135,7 +1230,7 @@ impl TurnBuilder {
         self.start(rec.timestamp());
         match rec.record_type() {
             RecordType::Assistant => self.assistant(rec, pos),
-            RecordType::User => self.user(rec),
+            RecordType::User => self.user(rec, pos),
             RecordType::System => {
                 if let Some(summary) = rec.stop_hook_summary() {
                     let t = &mut self.open;
@@ -1146,6 +1241,10 @@ impl TurnBuilder {
                     if summary.errors > 0 {
                         t.stop_blocks.other_traces += 1;
                     }
+                } else if let Some(n) =
+                    rec.notice().and_then(overridden_blocks)
+                {
+                    self.open.overridden = Some(n);
                 }
             }
             RecordType::Attachment => {
@@ -1155,6 +1254,7 @@ impl TurnBuilder {
                         blocks.other_traces += 1;
                         blocks.name(a.blocking_command().unwrap_or(""));
                     }
+                    self.open.hook_faults.extend(HookFault::of(&a));
                     // Not "… not guarding as configured": the defaults guard.
                     if a.kind() == Some("hook_system_message")
                         && a.content().is_some_and(|c| {
@@ -1260,6 +1360,18 @@ impl TurnBuilder {
             return None;
         }
         self.started = false;
+        let block = self.last_block_at.take();
+        let tool = self.last_tool_at.take();
+        let since_tool = std::mem::take(&mut self.blocks_since_tool);
+        let answered = turn.final_text.as_ref().map(|f| f.offset).max(tool);
+        if turn.overridden.is_none()
+            && turn.kind != TurnKind::Interrupted
+            && block.is_some_and(|b| answered.is_none_or(|a| a < b))
+        {
+            // The client ended the turn on a block: its notice, which
+            // gives the count, is not written by every version.
+            turn.overridden = Some(since_tool);
+        }
         if turn.kind == TurnKind::Prompt
             && !turn.any_assistant
             && turn.prompt.as_ref().is_some_and(|p| is_command_prompt(&p.text))
@@ -1295,6 +1407,8 @@ impl TurnBuilder {
         }
         if t.tool_uses.len() > tools {
             t.saw(rec.timestamp());
+            self.last_tool_at = Some(pos.offset);
+            self.blocks_since_tool = 0;
         }
         if let Some(text) = last_text(rec) {
             t.final_text = Some(TextAt {
@@ -1306,7 +1420,7 @@ impl TurnBuilder {
         }
     }
 
-    fn user(&mut self, rec: &Record<'_>) {
+    fn user(&mut self, rec: &Record<'_>, pos: LinePos) {
         let t = &mut self.open;
         for block in rec.content().blocks() {
             if let Block::ToolResult(r) = block {
@@ -1340,6 +1454,8 @@ impl TurnBuilder {
         } else if rec.is_meta() {
             if let Some(rest) = text.strip_prefix(STOP_FEEDBACK) {
                 t.stop_blocks.feedback += 1;
+                self.last_block_at = Some(pos.offset);
+                self.blocks_since_tool += 1;
                 // Exit-2 blocks read `[<command>]: <stderr>`.
                 let rest = rest.trim_start();
                 if let Some(end) =
@@ -1563,6 +1679,79 @@ mod notification_tests {
         ];
         for (prompt, want) in cases {
             assert_eq!(turn(prompt).notified_agent(), want, "{prompt}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod override_tests {
+    use super::Chain;
+    use crate::read::Transcript;
+
+    /// A block no line answers is one the client overrode: counted since
+    /// the last tool use; an answered block, or a turn the user
+    /// interrupted, is not.
+    #[test]
+    fn an_unanswered_block_was_overridden() {
+        let user = |text: &str, meta: bool| serde_json::json!({"type": "user", "isMeta": meta, "message": {"role": "user", "content": text}});
+        let said = |blocks: serde_json::Value| serde_json::json!({"type": "assistant", "message": {"role": "assistant", "content": blocks}});
+        let text =
+            |t: &str| said(serde_json::json!([{"type": "text", "text": t}]));
+        let tool = said(
+            serde_json::json!([{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]),
+        );
+        let block = user("Stop hook feedback:\n[stopgate hook]: audit", true);
+        let overridden = |lines: &[serde_json::Value]| {
+            let body: String =
+                lines.iter().map(|l| format!("{l}\n")).collect();
+            let t = Transcript::from_bytes(body.into_bytes());
+            t.turns(Chain::Main).pop().unwrap().blocks_overridden()
+        };
+        let prompt = user("go", false);
+        let cases = [
+            (
+                vec![
+                    prompt.clone(),
+                    text("Done."),
+                    block.clone(),
+                    text("Audit: ok."),
+                ],
+                None,
+            ),
+            (
+                vec![
+                    prompt.clone(),
+                    text("Done."),
+                    block.clone(),
+                    tool.clone(),
+                ],
+                None,
+            ),
+            (
+                vec![
+                    prompt.clone(),
+                    text("Done."),
+                    block.clone(),
+                    tool,
+                    text("Done."),
+                    block.clone(),
+                    text("Done."),
+                    block.clone(),
+                ],
+                Some(2),
+            ),
+            (
+                vec![
+                    prompt,
+                    text("Done."),
+                    block,
+                    user("[Request interrupted by user]", false),
+                ],
+                None,
+            ),
+        ];
+        for (lines, want) in cases {
+            assert_eq!(overridden(&lines), want, "{lines:#?}");
         }
     }
 }
