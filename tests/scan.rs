@@ -247,7 +247,7 @@ fn options_and_exit_codes() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("key,file,session_id,project,turn,kind,timestamp,entrypoint,agent,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks,lines,excerpts,hook_faults,blocks_overridden")
+        Some("key,file,session_id,project,turn,kind,timestamp,entrypoint,agent,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks,lines,excerpts,hook_faults,blocks_overridden,note")
     );
     let expected =
         std::fs::read_to_string(root().join("tests/expected/scan.jsonl"))
@@ -1243,4 +1243,53 @@ fn hook_health_is_reported() {
     let html = String::from_utf8_lossy(&out.stdout);
     assert!(html.contains("<h2>Hook health</h2>"), "{html}");
     assert!(html.contains("<td class=\"n bad\">1</td>"), "{html}");
+}
+
+/// A session of which only the subagent files are left (its main file
+/// is gone) is not dropped: its turns are listed under the session, with
+/// a note, unjudged, and the table says how many such files there were.
+#[test]
+fn an_orphan_subagent_file_gets_rows_and_a_note() {
+    use background::*;
+    let dir = tempfile::tempdir().unwrap();
+    let subagents = dir.path().join(SID).join("subagents");
+    std::fs::create_dir_all(&subagents).unwrap();
+    let sub = [sub_prompt("00:03"), write("00:04", "toolu_w", "/w/b.txt")];
+    std::fs::write(subagents.join("agent-a1.jsonl"), sub.join("\n") + "\n")
+        .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let out =
+        scan(&["--no-progress", "--format", "jsonl", "--all-turns", root]);
+    let rows: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0]["session_id"], SID);
+    assert_eq!(rows[0]["changed"], true);
+    assert_eq!(rows[0]["audit"], "unjudged");
+    assert_eq!(rows[0]["findings"], serde_json::json!([]));
+    assert!(
+        rows[0]["note"].as_str().unwrap().contains("main file is missing"),
+        "{rows:#?}"
+    );
+    let out = scan(&["--no-progress", "--color", "never", root]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("1 subagent file whose session's main file is missing"),
+        "{table}"
+    );
+    // Its turn is not counted as a judged change turn.
+    assert!(table.contains("0 with file changes"), "{table}");
+    // With its main file there, the subagent's work is the main turn's.
+    std::fs::write(
+        dir.path().join(format!("{SID}.jsonl")),
+        [prompt("00:01", "write b"), said("00:05", "Done.")].join("\n") + "\n",
+    )
+    .unwrap();
+    let out =
+        scan(&["--no-progress", "--format", "jsonl", "--all-turns", root]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("\"note\""), "{text}");
 }

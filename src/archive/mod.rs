@@ -34,7 +34,8 @@ pub(crate) use self::reader::for_each_line;
 pub use self::reader::{DEFAULT_CHUNK, DEFAULT_MAX_LINE};
 pub use self::scan::{
     change_sources, is_stopgate_command, report_turn, scan_file, scan_reader,
-    Evidence, FileReport, Finding, ScanOptions, TurnReport,
+    Evidence, FileReport, Finding, ScanOptions, TurnReport, ORPHAN_NOTE,
+    UNJUDGED,
 };
 pub use self::walk::{default_root, walk, Candidate, Walk, Walked};
 

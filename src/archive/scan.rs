@@ -115,7 +115,8 @@ pub struct TurnReport {
     /// Whether a tool use changed files, a launched subagent's included.
     pub changed: bool,
     /// `present`, `plain`, `grounded`, `uncertain`, `absent`,
-    /// `hollow:<rule>` or `escape`.
+    /// `hollow:<rule>` or `escape`; [`UNJUDGED`] for the turns of a
+    /// subagent file that stands alone ([`FileReport::note`]).
     pub audit: String,
     /// What the gates found, with the evidence. Only turns that ended in a
     /// Stop the agent chose, in sessions a human attends, get findings.
@@ -191,6 +192,10 @@ pub struct FileReport {
     pub turns: Vec<TurnReport>,
     /// Why the file could not be read, if it could not.
     pub error: Option<String>,
+    /// What a reader of the rows should know: for a subagent's file whose
+    /// session's main file is missing ([`ORPHAN_NOTE`]), that its work
+    /// stands alone.
+    pub note: Option<String>,
 }
 
 /// Options for scanning.
@@ -240,6 +245,39 @@ pub(crate) fn session_of(path: &Path) -> (String, bool) {
     (stem, false)
 }
 
+/// The main file of a subagent's session: `<dir>/<session>.jsonl` for
+/// `<dir>/<session>/subagents/agent-<id>.jsonl`.
+fn main_file_of(path: &Path) -> Option<PathBuf> {
+    let session_dir = path.parent()?.parent()?;
+    let mut name = session_dir.file_name()?.to_os_string();
+    name.push(".jsonl");
+    Some(session_dir.with_file_name(name))
+}
+
+impl FileReport {
+    /// This subagent file's report, for a session whose main file is
+    /// missing: its turns stay, so its work is not lost, with a note
+    /// saying why they stand alone. Where subagents are folded into the
+    /// turns that launched them (the default), no gate judged the
+    /// subagent's own Stop, so its turns carry no findings.
+    fn orphan(&mut self, judge: &Judge) {
+        self.note = Some(ORPHAN_NOTE.to_string());
+        if judge.folds_subagents() {
+            for t in &mut self.turns {
+                t.findings.clear();
+                t.audit = UNJUDGED.to_string();
+            }
+        }
+    }
+}
+
+/// The audit of a turn no gate judged ([`TurnReport::audit`]).
+pub const UNJUDGED: &str = "unjudged";
+
+/// The note on a subagent file whose session's main file is missing.
+pub const ORPHAN_NOTE: &str =
+    "the session's main file is missing: this subagent's work stands alone";
+
 /// Scan one file. Errors are reported in [`FileReport::error`], never
 /// raised: a scan goes on past a bad file.
 pub fn scan_file(
@@ -248,7 +286,8 @@ pub fn scan_file(
     options: &ScanOptions,
 ) -> FileReport {
     let (session_id, subagent) = session_of(path);
-    if subagent && judge.folds_subagents() {
+    let orphan = subagent && !main_file_of(path).is_some_and(|m| m.is_file());
+    if subagent && judge.folds_subagents() && !orphan {
         // Its work is read with the turn that launched it.
         return FileReport {
             path: path.to_path_buf(),
@@ -264,13 +303,17 @@ pub fn scan_file(
             // The entrypoint is learnt from the head as it streams past.
             let head = RefCell::new(HeadEntrypoint::default());
             let reader = HeadTee { inner: file, head: &head };
-            scan_stream(
+            let mut report = scan_stream(
                 path,
                 reader,
                 Entrypoint::Streamed(&head),
                 judge,
                 options,
-            )
+            );
+            if orphan {
+                report.orphan(judge);
+            }
+            report
         }
         Err(e) => FileReport {
             path: path.to_path_buf(),

@@ -17,7 +17,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use stopgate::archive::{is_stopgate_command, FileReport, TurnReport};
+use stopgate::archive::{
+    is_stopgate_command, FileReport, TurnReport, UNJUDGED,
+};
 
 use super::report::{project_label, session_label};
 
@@ -53,7 +55,7 @@ impl Health {
             t.hook_faults.iter().filter(|f| f.timed_out()).count();
         self.errors += t.hook_faults.iter().filter(|f| !f.timed_out()).count();
         self.unguarded += t.unguarded;
-        if !t.kind.ends_in_stop() {
+        if !t.kind.ends_in_stop() || t.audit == UNJUDGED {
             return;
         }
         self.stops += 1;

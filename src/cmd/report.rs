@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use stopgate::archive::{FileReport, Finding, TurnReport};
+use stopgate::archive::{FileReport, Finding, TurnReport, UNJUDGED};
 
 use super::health::HealthBuilder;
 
@@ -66,7 +66,7 @@ pub struct Counts {
 
 impl Counts {
     fn add(&mut self, turn: &TurnReport) {
-        if !turn.kind.ends_in_stop() {
+        if !turn.kind.ends_in_stop() || turn.audit == UNJUDGED {
             return;
         }
         self.judged += 1;

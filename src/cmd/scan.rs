@@ -614,6 +614,8 @@ struct WalkNotes<'a> {
 struct Tally {
     files: usize,
     subagent_files: usize,
+    /// Subagent files whose session's main file is missing.
+    orphans: usize,
     bytes: u64,
     corrupt: u64,
     too_long: u64,
@@ -643,6 +645,7 @@ impl Tally {
     fn add(&mut self, r: &FileReport) {
         self.files += 1;
         self.subagent_files += usize::from(r.subagent);
+        self.orphans += usize::from(r.note.is_some());
         self.bytes += r.bytes;
         self.corrupt += r.corrupt;
         self.too_long += r.too_long;
@@ -742,6 +745,7 @@ fn write_jsonl(
                 })
                 .collect(),
             blocks_overridden: t.blocks_overridden,
+            note: row.report.note.as_deref(),
         };
         serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;
@@ -793,6 +797,9 @@ struct JsonRow<'a> {
     /// turn.
     #[serde(skip_serializing_if = "Option::is_none")]
     blocks_overridden: Option<usize>,
+    /// What to know about the file (`archive::FileReport::note`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
 }
 
 /// A hook's fault in a JSONL row.
@@ -814,7 +821,7 @@ struct JsonEvidence<'a> {
 }
 
 /// The CSV header.
-const CSV_COLUMNS: [&str; 25] = [
+const CSV_COLUMNS: [&str; 26] = [
     "key",
     "file",
     "session_id",
@@ -840,6 +847,7 @@ const CSV_COLUMNS: [&str; 25] = [
     "excerpts",
     "hook_faults",
     "blocks_overridden",
+    "note",
 ];
 
 /// The header, unless it is out already.
@@ -871,7 +879,7 @@ fn write_csv<W: Write>(
 /// arrays: shell commands hold every separator a plain list could use
 /// (`;`, `|`, `,`). No cell is a formula (`csv_cell`): a transcript's
 /// `cwd` or text may start with `=`.
-fn csv_cells(row: &Row<'_>) -> [String; 25] {
+fn csv_cells(row: &Row<'_>) -> [String; 26] {
     let list =
         |items: Vec<&str>| serde_json::to_string(&items).unwrap_or_default();
     fn strs(v: &[String]) -> Vec<&str> {
@@ -916,6 +924,7 @@ fn csv_cells(row: &Row<'_>) -> [String; 25] {
             &row.turn.hook_faults.iter().map(fault_text).collect::<Vec<_>>(),
         )),
         row.turn.blocks_overridden.map(|n| n.to_string()).unwrap_or_default(),
+        row.report.note.clone().unwrap_or_default(),
     ]
 }
 
@@ -1012,6 +1021,15 @@ fn write_scanned(
             bytes
         })
     )?;
+    if tally.orphans > 0 {
+        let files = if tally.orphans == 1 { "file" } else { "files" };
+        writeln!(
+            out,
+            "{} subagent {files} whose session's main file is missing: \
+             their turns stand alone, unjudged (--all-turns lists them)",
+            tally.orphans
+        )?;
+    }
     if walked.skipped_by_date > 0 {
         writeln!(
             out,
