@@ -120,17 +120,21 @@ pub enum TurnKind {
     Interrupted,
     /// A local command (`/exit`, `/clear`, `<bash-input>`): no agent work.
     LocalCommand,
+    /// A prompt the user took back before any reply (Claude Code's Esc
+    /// rewinds it, and the next prompt takes its place): no Stop fired.
+    Rewound,
 }
 
 impl TurnKind {
     /// The kind's name in reports: `prompt`, `notification`,
-    /// `interrupted` or `local_command`.
+    /// `interrupted`, `local_command` or `rewound`.
     pub fn as_str(&self) -> &'static str {
         match self {
             TurnKind::Prompt => "prompt",
             TurnKind::Notification => "notification",
             TurnKind::Interrupted => "interrupted",
             TurnKind::LocalCommand => "local_command",
+            TurnKind::Rewound => "rewound",
         }
     }
 
@@ -1274,7 +1278,7 @@ impl TurnBuilder {
 
     /// The turn being built, finished: what follows the last prompt.
     pub fn finish(mut self) -> Option<Turn> {
-        self.take()
+        self.take(false)
     }
 
     /// A prompt of `kind` starts a turn; the previous one is returned,
@@ -1287,7 +1291,7 @@ impl TurnBuilder {
         timestamp: Option<&str>,
         pos: LinePos,
     ) -> Option<Turn> {
-        let done = self.take();
+        let done = self.take(true);
         self.unanswered_launches = 0;
         self.unanswered_changes.clear();
         self.started = true;
@@ -1354,7 +1358,9 @@ impl TurnBuilder {
         self.open.kind = TurnKind::Interrupted;
     }
 
-    fn take(&mut self) -> Option<Turn> {
+    /// The open turn, finished; `followed` when another prompt starts
+    /// after it.
+    fn take(&mut self, followed: bool) -> Option<Turn> {
         let mut turn = std::mem::take(&mut self.open);
         if !self.started {
             return None;
@@ -1372,11 +1378,15 @@ impl TurnBuilder {
             // gives the count, is not written by every version.
             turn.overridden = Some(since_tool);
         }
-        if turn.kind == TurnKind::Prompt
-            && !turn.any_assistant
-            && turn.prompt.as_ref().is_some_and(|p| is_command_prompt(&p.text))
-        {
-            turn.kind = TurnKind::LocalCommand;
+        if turn.kind == TurnKind::Prompt && !turn.any_assistant {
+            if turn.prompt.as_ref().is_some_and(|p| is_command_prompt(&p.text))
+            {
+                turn.kind = TurnKind::LocalCommand;
+            } else if followed {
+                // No reply, and the next prompt came: the last turn of a
+                // file may still be waiting for its reply.
+                turn.kind = TurnKind::Rewound;
+            }
         }
         Some(turn)
     }
@@ -1680,6 +1690,31 @@ mod notification_tests {
         for (prompt, want) in cases {
             assert_eq!(turn(prompt).notified_agent(), want, "{prompt}");
         }
+    }
+}
+
+#[cfg(test)]
+mod rewound_tests {
+    use super::{Chain, TurnKind};
+    use crate::read::Transcript;
+
+    /// A prompt with no reply before the next prompt was taken back: no
+    /// Stop ran for it. The last prompt of a file may still be waiting for
+    /// its reply, and stays a prompt.
+    #[test]
+    fn a_prompt_with_no_reply_before_the_next_was_rewound() {
+        let prompt = |text: &str| serde_json::json!({"type": "user", "parentUuid": null, "message": {"role": "user", "content": text}});
+        let said = serde_json::json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}});
+        let lines = [prompt("a"), prompt("b"), said, prompt("c")];
+        let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let t = Transcript::from_bytes(body.into_bytes());
+        let kinds: Vec<TurnKind> =
+            t.turns(Chain::Main).iter().map(|t| t.kind()).collect();
+        assert_eq!(
+            kinds,
+            [TurnKind::Rewound, TurnKind::Prompt, TurnKind::Prompt]
+        );
+        assert!(!TurnKind::Rewound.ends_in_stop());
     }
 }
 
