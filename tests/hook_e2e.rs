@@ -1376,3 +1376,58 @@ fn a_background_subagent_change_is_seen_without_a_flag() {
     // A task list of another shape is no reason to fail.
     assert_silent_allow(&stop(json!({"odd": true}), "It wrote b.txt."));
 }
+
+/// Codex CLI may send a Stop whose `transcript_path` and
+/// `last_assistant_message` are null. The hook judges what is there: the
+/// message alone, against the change PostToolUse flagged; with neither, it
+/// has nothing to judge and allows, and the change stays pending for the
+/// next Stop.
+#[test]
+fn null_transcript_path_and_message_are_judged_as_far_as_they_go() {
+    let h = Hook::new();
+    assert_silent_allow(&h.post_write("c1"));
+    let stop = |last: serde_json::Value| {
+        h.run(json!({
+            "session_id": "c1", "transcript_path": null, "cwd": "/tmp",
+            "hook_event_name": "Stop", "stop_hook_active": false,
+            "last_assistant_message": last, "turn_id": "t1", "model": "gpt-5"
+        }))
+    };
+    assert_silent_allow(&stop(json!(null)));
+    // Codex's input (`turn_id`, `model`): the block is JSON on stdout.
+    assert_json_block(&stop(json!("Done.")));
+    assert_silent_allow(&stop(json!(
+        "no audit needed: a one-word typo fix in a comment."
+    )));
+}
+
+/// Claude Code's `prompt_id` tells a block's reply from a new prompt:
+/// after the ownership gate blocks in prompt P, a Stop of the same prompt
+/// is a reply to the block, even where `stop_hook_active` is not set, and
+/// is not blocked again by that gate; the same words in a new prompt are.
+#[test]
+fn prompt_id_tells_a_reply_to_a_block_from_a_new_prompt() {
+    let h = Hook::new();
+    let stop = |t: &Path, prompt: &str| {
+        h.run(json!({
+            "session_id": "p1", "transcript_path": t, "cwd": "/tmp",
+            "hook_event_name": "Stop", "stop_hook_active": false,
+            "prompt_id": prompt
+        }))
+    };
+    let first = after_two_reads(
+        &h,
+        "p1.jsonl",
+        "Both work. Which would you prefer, Redis or an in-process LRU?",
+    );
+    let msg = assert_blocked(&stop(&first, "prompt-a"));
+    assert!(msg.contains("decision ownership"), "{msg}");
+    let reply = after_two_reads(
+        &h,
+        "p2.jsonl",
+        "Both still work. Should I go with Redis or an in-process LRU?",
+    );
+    assert_silent_allow(&stop(&reply, "prompt-a"));
+    let msg = assert_blocked(&stop(&reply, "prompt-b"));
+    assert!(msg.contains("decision ownership"), "{msg}");
+}

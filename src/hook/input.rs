@@ -32,6 +32,10 @@ pub struct HookInput {
     pub tool_use_id: Option<String>,
     /// Stop: whether Claude Code already continues because of a hook.
     pub stop_hook_active: Option<bool>,
+    /// Claude Code (2.1.196 and later): the prompt's id, new for each
+    /// prompt (a `<task-notification>` included) and the same for the
+    /// Stops of a block's replies.
+    pub prompt_id: Option<String>,
     /// Stop: the final assistant message (v2.1.47 and later).
     pub last_assistant_message: Option<String>,
     /// Stop: the session's background tasks (seen in 2.1.197 and 2.1.332),

@@ -36,8 +36,9 @@
 //!    nag hashes;
 //! 5. the gates run in the configured order ([`Judge::evaluate`]): the
 //!    ownership and reverify gates block under their own per-session caps,
-//!    never twice on an identical final text, and not while
-//!    `stop_hook_active` says the agent is already replying to a block;
+//!    never twice on an identical final text, and not while the agent is
+//!    already replying to a block (`stop_hook_active`, or a `prompt_id`
+//!    the session's last block was given in);
 //!    the audit and hollow gates need a change and a session under its
 //!    cap;
 //! 6. **a change stays pending until it is audited**: it is consumed
@@ -222,7 +223,7 @@ pub fn stop(
     let facts = Facts::of_turn(&turn)
         .with_final_text(final_text)
         .with_changed(changes.changed())
-        .with_stop_hook_active(input.stop_hook_active.unwrap_or(false));
+        .with_stop_hook_active(replying_to_a_block(input, &lock));
     let nags = lock.nags();
     let session = SessionView::new(lock.prompted(), &nags);
     let verdict = judge.evaluate(&facts, &session);
@@ -237,6 +238,11 @@ pub fn stop(
     // The nag is keyed on the text as judged, as the gates look it up.
     let (decision, fault) =
         record_block(&lock, verdict, facts.final_text(), &mut notes);
+    if let (Decision::Block { .. }, Some(id)) = (&decision, prompt_id(input)) {
+        if let Err(e) = lock.record_blocked_prompt(id) {
+            notes.push(format!("stop: recording the prompt id failed: {e}"));
+        }
+    }
     drop(lock);
     notes.push(format!("stop: {decision:?}"));
     Outcome { decision, notes, fault }
@@ -354,6 +360,26 @@ fn consume_if_allowed(
         notes
             .push(format!("stop: cap reached ({} prompts)", session.prompted));
     }
+}
+
+/// Whether the agent is replying to a block: the client says so
+/// (`stop_hook_active`), or, where it sends a `prompt_id` (Claude Code
+/// 2.1.196 and later), the session's last block was given in this same
+/// prompt. A new prompt, a `<task-notification>` included, has a new id.
+fn replying_to_a_block(input: &HookInput, lock: &SessionLock) -> bool {
+    input.stop_hook_active.unwrap_or(false)
+        || prompt_id(input).is_some_and(|id| {
+            lock.blocked_prompt().is_some_and(|blocked| blocked == id)
+        })
+}
+
+/// The input's `prompt_id`, when it is one: not empty, and short, since
+/// it is kept in a state file.
+fn prompt_id(input: &HookInput) -> Option<&str> {
+    input
+        .prompt_id
+        .as_deref()
+        .filter(|id| !id.is_empty() && id.len() <= 128 && !id.contains('\n'))
 }
 
 /// Step 7: Record the block: the audit gates count towards the cap; the others

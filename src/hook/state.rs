@@ -666,6 +666,18 @@ impl SessionLock {
             .collect()
     }
 
+    /// The `prompt_id` of the prompt this session's last block was given
+    /// in, if the client sent one.
+    pub(crate) fn blocked_prompt(&self) -> Option<String> {
+        let id = self.read("prompt")?;
+        Some(id.trim().to_string()).filter(|id| !id.is_empty())
+    }
+
+    /// Record the `prompt_id` of the prompt a block was given in.
+    pub(crate) fn record_blocked_prompt(&self, id: &str) -> io::Result<()> {
+        self.write("prompt", id)
+    }
+
     /// Record a nag: the gate, and its final text's hash.
     pub(crate) fn record_nag(&self, nag: Nag) -> io::Result<()> {
         let mut s = self.read("nag").unwrap_or_default();
