@@ -63,6 +63,22 @@ fn verdicts_text_and_json() {
         "{matched:?}"
     );
 
+    // The prompt's challenge words are listed only beside a capitulation:
+    // with a deferral, only the final text's words are.
+    let deferred = write(
+        dir.path(),
+        "d.jsonl",
+        &[
+            user("That's wrong. Which cache should it use?"),
+            text("Both work. Which would you prefer, Redis or an LRU?"),
+        ],
+    );
+    let out = check(dir.path(), &["--json", &deferred]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let matched = v["matched"].to_string();
+    assert!(matched.contains("deference:"), "{matched}");
+    assert!(!matched.contains("challenge:"), "{matched}");
+
     // No change: the audit gate is silent; --prompt-changed raises the flag.
     let plain =
         write(dir.path(), "a.jsonl", &[user("Add it."), text("Added.")]);

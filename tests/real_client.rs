@@ -1167,5 +1167,13 @@ fn blocks_the_client_overrode_are_in_the_hook_health() {
         assert_eq!(rows.len(), 1, "{rows:#?}");
         assert_eq!(rows[0]["hook_blocks"], logged, "{rows:#?}");
         assert_eq!(rows[0]["blocks_overridden"], logged, "{rows:#?}");
+        // Both clients send `prompt_id` (2.1.196 and later): the session
+        // keeps its last block's, to tell a reply from a new prompt.
+        let kept = std::fs::read_dir(w.state())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "prompt"))
+            .count();
+        assert_eq!(kept, 1, "{}", w.debug_log());
     });
 }

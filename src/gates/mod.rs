@@ -693,7 +693,10 @@ impl Gates {
                 .into_iter()
                 .map(|k| format!("deference:{k}")),
         );
-        if let Some(prompt) = facts.prompt {
+        let caved = self.reverify.capitulation.fired(text);
+        // The prompt's words matter only to a capitulation: listed alone,
+        // they read as words of the final text.
+        if let (Some(prompt), false) = (facts.prompt, caved.is_empty()) {
             out.extend(
                 self.reverify
                     .challenge
@@ -702,13 +705,7 @@ impl Gates {
                     .map(|k| format!("challenge:{k}")),
             );
         }
-        out.extend(
-            self.reverify
-                .capitulation
-                .fired(text)
-                .into_iter()
-                .map(|k| format!("capitulation:{k}")),
-        );
+        out.extend(caved.into_iter().map(|k| format!("capitulation:{k}")));
         out.extend(
             self.reverify
                 .verification
