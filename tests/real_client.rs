@@ -411,6 +411,28 @@ impl World {
             .collect()
     }
 
+    /// The hook health row of the scan's table for the one project: its
+    /// cells after the project's name (stops, stopgate ran, blocks,
+    /// overrode, errors, timeouts, not guarding).
+    fn health_row(&self) -> Vec<String> {
+        let out = Command::new(common::bin())
+            .args(["scan", "--no-progress", "--color", "never"])
+            .arg(self.home().join(".claude/projects"))
+            .env("STOPGATE_CONFIG", self.dir.path().join("stopgate.toml"))
+            .output()
+            .unwrap();
+        let table = String::from_utf8_lossy(&out.stdout).into_owned();
+        let health = table
+            .split("hook health\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{table}"));
+        let row = health.lines().nth(1).unwrap_or_else(|| panic!("{table}"));
+        let cells: Vec<String> =
+            row.split_whitespace().map(str::to_string).collect();
+        // The project's name is one word here (`project`).
+        cells[1..].to_vec()
+    }
+
     /// `stopgate check --json` on the session's transcript.
     fn check(&self, transcript: &Path) -> Value {
         let out = Command::new(common::bin())
@@ -755,6 +777,16 @@ fn an_interactive_session_is_attended() {
         assert_eq!(rows[1]["changed"], false, "{rows:#?}");
         assert_eq!(rows[1]["hook_blocked"], false, "{rows:#?}");
         assert_eq!(w.check(&session)["verdict"], "allow");
+        // An interactive session records the Stop hooks that ran: the
+        // hook health says stopgate's ran after both Stops, and counts the
+        // blocks its log counts.
+        let log = w.debug_log();
+        let blocks = log.matches("stop: Block").count().to_string();
+        assert_eq!(
+            w.health_row(),
+            ["2", "2", "of", "2", &blocks, "0", "0", "0", "0"],
+            "{log}"
+        );
     });
 }
 
