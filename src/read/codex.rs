@@ -31,11 +31,12 @@ use serde_json::Value;
 
 use serde::de::MapAccess;
 
+use super::builder::TurnBuilder;
 use super::format::{Content, ValueParser};
 use super::lenient::{deserialize_leniently, entries, Lenient, Str};
 use super::lines::Lines;
 use super::sniff::{escaped, quick_type, top_level_type, Needle, Sniff};
-use super::turn::{Back, LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
+use super::turn::{Back, LinePos, ToolCall, Turn, TurnKind};
 
 /// Texts the harness writes as user messages (older rollouts, which
 /// record no provenance).

@@ -11,6 +11,8 @@
 use std::ops::ControlFlow;
 use std::path::Path;
 
+use super::builder::Need;
+use super::claude::{might_start_turn, turn_start};
 use super::codex;
 use super::format::{Format, ValueParser};
 use super::gemini;
@@ -19,9 +21,7 @@ use super::query::walk_rev;
 use super::reader::TurnReader;
 use super::record::RecordParser;
 use super::source::Transcript;
-use super::turn::{
-    might_start_turn, turn_start, Back, Chain, LinePos, Need, Turn,
-};
+use super::turn::{Back, Chain, LinePos, Turn};
 
 /// Where a walk back ended.
 enum WalkBack {

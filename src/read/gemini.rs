@@ -36,10 +36,11 @@ use std::collections::HashMap;
 use serde::de::{MapAccess, SeqAccess};
 use serde_json::Value;
 
+use super::builder::TurnBuilder;
 use super::format::{Content, ValueParser};
 use super::lenient::{deserialize_leniently, entries, Lenient, Str};
 use super::sniff::{quick_type, Needle};
-use super::turn::{Back, LinePos, ToolCall, Turn, TurnBuilder, TurnKind};
+use super::turn::{Back, LinePos, ToolCall, Turn, TurnKind};
 
 /// What a Stop hook's reason starts with when stopgate wrote it.
 pub const OWN_REASON: &str = "stopgate:";

@@ -38,10 +38,11 @@
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
+use super::builder::Need;
 use super::current::TURN_MAX_BYTES;
 use super::format::Format;
 use super::source::Transcript;
-use super::turn::{safe_id, Chain, HeldChange, Need, ToolCall, Turn};
+use super::turn::{safe_id, Chain, HeldChange, ToolCall, Turn};
 
 impl Transcript {
     /// The turns on `chain` ([`Transcript::turns`]), each with the work of
@@ -515,7 +516,7 @@ mod subagent_tests {
     use std::path::Path;
 
     use super::*;
-    use crate::read::turn::{may_hold_change, may_hold_tool_use};
+    use crate::read::claude::{may_hold_change, may_hold_tool_use};
 
     /// What a subagent's file was read for before lines were skipped:
     /// every turn, whole, then its changing tool uses (and its subagents'

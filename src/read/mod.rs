@@ -12,9 +12,12 @@
 //! * `record.rs`: a lenient, borrowed, lazily parsed view of one line;
 //! * `query.rs`: the queries ([`Transcript::final_assistant_text`],
 //!   [`Transcript::entrypoint`]);
-//! * `turn.rs`: the turn model ([`Turn`], [`ToolCall`]) and the builder of
-//!   a Claude Code turn; `codex.rs` and `gemini.rs` read Codex CLI rollouts
-//!   and Gemini CLI chat logs into the same model.
+//! * `turn.rs`: the turn model ([`Turn`], [`ToolCall`]), data only;
+//! * `builder.rs`: the one accumulator of turns, which every format feeds;
+//! * one file per agent format: `claude.rs` (Claude Code's records, and
+//!   the byte probes that leave most lines unparsed), `codex.rs` (Codex
+//!   CLI's rollouts) and `gemini.rs` (Gemini CLI's chat logs);
+//! * `reader.rs`: lines in, turns out, whichever format wrote them.
 //!
 //! A turn's tool uses say whether they changed files ([`ToolCall::change`]):
 //! the reader asks the one rule table ([`tool_changes_files`]) as it goes,
@@ -24,6 +27,8 @@
 //! Nothing here knows about configs, gates, hooks, settings files or the
 //! command line, so another tool can link this module alone.
 
+mod builder;
+mod claude;
 mod codex;
 mod current;
 mod format;
@@ -39,6 +44,8 @@ mod source;
 mod tape;
 pub(crate) mod turn;
 
+#[cfg(all(test, feature = "hook"))]
+pub(crate) use self::claude::UNGUARDED_PREFIX;
 pub use self::format::Format;
 #[cfg(feature = "judge")]
 pub(crate) use self::late::is_subagent_file;
@@ -46,8 +53,6 @@ pub use self::query::{FinalMessage, FinalText};
 #[cfg(feature = "archive")]
 pub(crate) use self::source::open_regular;
 pub use self::source::Transcript;
-#[cfg(all(test, feature = "hook"))]
-pub(crate) use self::turn::UNGUARDED_PREFIX;
 pub use self::turn::{
     Chain, HookFault, Prompt, StopBlocks, ToolCall, Turn, TurnKind,
 };

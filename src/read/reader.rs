@@ -16,12 +16,14 @@
 //! every line is parsed (the tests here check it on every fixture, the
 //! corpus and generated transcripts).
 
+use super::builder::{Need, TurnBuilder};
+use super::claude::Want;
 use super::codex::{self, SessionMeta};
 use super::format::{Format, ValueParser};
 use super::gemini::{self, Replay};
 use super::record::RecordParser;
 use super::sniff::quick_type;
-use super::turn::{Chain, LinePos, Need, Turn, TurnBuilder, Want};
+use super::turn::{Chain, LinePos, Turn};
 use crate::read::safe_id;
 
 /// Reads one transcript's lines, in file order, into turns.
