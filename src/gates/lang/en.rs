@@ -87,6 +87,7 @@ pub const TABLE: LangTable = LangTable {
                 80,
             ),
             Lit("would you prefer"),
+            Lit("enough for you?"),
             Lit("or do you want"),
             Lit("or would you like"),
             Lit("confirm whether you want"),
@@ -288,7 +289,11 @@ pub const TABLE: LangTable = LangTable {
                 &["right", "correct", "not wrong"],
                 12,
             ),
-            Near(&["good", "fair", "valid", "great"], &["point", "catch"], 2),
+            Near(
+                &["good", "fair", "valid", "great"],
+                &["point", "catch", "correction"],
+                2,
+            ),
             Near(
                 &["i was", "i'm", "i am"],
                 &["wrong", "mistaken", "incorrect"],
@@ -427,7 +432,13 @@ pub const TABLE: LangTable = LangTable {
             Lit("reran"),
             Lit("re-measured"),
         ],
-        cancel: Cancel::NONE,
+        // "I haven't re-checked": "i have" is the start of "i haven't".
+        cancel: Cancel {
+            before: &[],
+            after: &[],
+            between: &["n't", " not ", " never "],
+            sentence_after: &[],
+        },
     },
     // Claiming a verification: something ran and passed. A hedge between
     // subject and verdict ("tests should pass once CI runs") is no claim.

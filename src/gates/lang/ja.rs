@@ -87,7 +87,8 @@ pub const TABLE: LangTable = LangTable {
                     "でどうぞ",
                     "で選んで",
                 ],
-                6,
+                // "ご希望の期間をお知らせ…": a short noun between.
+                12,
             ),
             Near(
                 &["か"],
@@ -177,6 +178,15 @@ pub const TABLE: LangTable = LangTable {
                 &["動かない", "ならない", "ならないよ", "動きません"],
                 6,
             ),
+            // Pushing back on the agent's earlier answer (not a "…ですよね？"
+            // that asks to confirm): "…ダメですよね？",
+            // "古い情報だと思います", "さっきの手順だと動きません".
+            Lit("と思うんですが"),
+            Lit("古い情報"),
+            Lit("古いです"),
+            Lit("動きません"),
+            Lit("動かない"),
+            Lit("ダメですよね"),
             Opening("いや"),
             Opening("いいえ"),
         ],
@@ -212,6 +222,8 @@ pub const TABLE: LangTable = LangTable {
             ),
             Lit("誤りでした"),
             Lit("誤っていました"),
+            Lit("不正確でした"),
+            Lit("確認不足"),
             Lit("混同していました"),
             Lit("ご指摘の点は正しい"),
             Lit("根拠が弱い"),
