@@ -241,8 +241,14 @@ fn score(
 
 /// The pooled floors over every part, per gate: (precision, recall).
 /// Raise them when the gates get better; never lower them without saying
-/// why in `FIRST_RUNS.md`. Set at the first run of blind24 to blind26
-/// (2026-12-07), over all twenty-six parts (3,120 cases). Before: over
+/// why in `FIRST_RUNS.md`. Set at the first run of blind33 to blind35
+/// (2026-12-07), over all thirty-five parts (4,200 cases). The audit
+/// floor rose with the learned judge now trained on blind1 to blind28's
+/// audit cases (so it is a fit, not a held-out figure); the hollow
+/// precision floor fell (0.955 to 0.94) with the harder parts blind27 to
+/// blind35 (0.92 and 0.91 at their first runs), not a worse gate: the
+/// twenty-six earlier parts score 0.956 (0.958 before). Before: over
+/// twenty-six (0.95 / 0.91, 0.955 / 0.82, 0.97 / 0.94, 0.99 / 0.91), over
 /// twenty-three (0.95 / 0.91, 0.96 / 0.82, 0.97 / 0.90, 0.98 / 0.89),
 /// over twenty at the first run of blind18 to blind20 (0.95 / 0.91, 0.95 /
 /// 0.79, 0.965 / 0.90, 0.99 / 0.91), over seventeen at the first run of blind16 and blind17 (0.95 / 0.92,
@@ -254,10 +260,10 @@ fn score(
 /// floor lower than before is a pool of harder parts, not a worse gate:
 /// the earlier pools score as high as their floors.
 const FLOORS: &[(Gate, f64, f64)] = &[
-    (Gate::Audit, 0.95, 0.91),
-    (Gate::Hollow, 0.955, 0.82),
+    (Gate::Audit, 0.97, 0.985),
+    (Gate::Hollow, 0.94, 0.85),
     (Gate::Ownership, 0.97, 0.94),
-    (Gate::Reverify, 0.99, 0.91),
+    (Gate::Reverify, 0.99, 0.915),
 ];
 
 #[test]
