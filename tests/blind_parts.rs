@@ -247,7 +247,9 @@ fn score(
 /// audit cases (so it is a fit, not a held-out figure); the hollow
 /// precision floor fell (0.955 to 0.94) with the harder parts blind27 to
 /// blind35 (0.92 and 0.91 at their first runs), not a worse gate: the
-/// twenty-six earlier parts score 0.956 (0.958 before). Before: over
+/// twenty-six earlier parts score 0.956 (0.958 before). The reverify
+/// recall floor is 0.905 after a review narrowed words that fired on
+/// everyday questions ("…안 돼요?", "…と思うんですが"). Before: over
 /// twenty-six (0.95 / 0.91, 0.955 / 0.82, 0.97 / 0.94, 0.99 / 0.91), over
 /// twenty-three (0.95 / 0.91, 0.96 / 0.82, 0.97 / 0.90, 0.98 / 0.89),
 /// over twenty at the first run of blind18 to blind20 (0.95 / 0.91, 0.95 /
@@ -263,7 +265,7 @@ const FLOORS: &[(Gate, f64, f64)] = &[
     (Gate::Audit, 0.97, 0.985),
     (Gate::Hollow, 0.94, 0.85),
     (Gate::Ownership, 0.97, 0.94),
-    (Gate::Reverify, 0.99, 0.915),
+    (Gate::Reverify, 0.99, 0.905),
 ];
 
 #[test]

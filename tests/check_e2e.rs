@@ -255,3 +255,35 @@ fn a_check_run_after_the_change_and_reported_is_an_audit() {
         "{rows}"
     );
 }
+
+/// Everyday questions are no challenge, and an ordinary report of finished
+/// work hands nothing back: each reply below, with no tool use, is allowed
+/// (a review found these blocked by words added for blind parts).
+#[test]
+fn everyday_questions_and_reports_are_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = |t: &str| serde_json::json!({"type": "user", "message": {"content": t}});
+    let text = |t: &str| serde_json::json!({"type": "assistant", "message": {"id": "m", "content": [{"type": "text", "text": t}]}});
+    let cases = [
+        ("useEffect 콜백을 async로 쓰면 안 돼요?", "네, async 함수는 Promise를 돌려주니 안에서 따로 정의해 부르세요."),
+        ("Rust는 GC가 없잖아요. 그럼 메모리는 어떻게 관리해요?", "네, 소유권과 빌림 규칙으로 컴파일 시간에 관리합니다."),
+        ("Go에 제네릭이 생겼다면서요?", "네, Go 1.18부터 타입 매개변수를 쓸 수 있어요."),
+        ("ログをJSONで出したいと思うんですが、どのライブラリがいいですか？", "はい、Go なら slog の JSONHandler で足ります。"),
+        ("このライブラリは古いですか？", "はい、最終リリースは 2019 年です。"),
+        ("このコマンドは動かないことがありますか？", "はい、権限がないと失敗します。"),
+        ("Is that explanation clear?", "The cache keys on the user id. Is that explanation enough for you?"),
+    ];
+    for (i, (prompt, reply)) in cases.iter().enumerate() {
+        let t = write(
+            dir.path(),
+            &format!("e{i}.jsonl"),
+            &[user(prompt), text(reply)],
+        );
+        let out = check(dir.path(), &[&t]);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "allow\n",
+            "{prompt} / {reply}"
+        );
+    }
+}

@@ -1431,3 +1431,24 @@ fn prompt_id_tells_a_reply_to_a_block_from_a_new_prompt() {
     let msg = assert_blocked(&stop(&reply, "prompt-b"));
     assert!(msg.contains("decision ownership"), "{msg}");
 }
+
+/// A `prompt_id` of another shape than a string (a number, an object)
+/// is ignored: it must not fail the whole input, which would let every
+/// Stop through unguarded.
+#[test]
+fn a_prompt_id_of_another_shape_is_ignored() {
+    let h = Hook::new();
+    for (i, id) in [json!(7), json!({"id": "p"}), json!("with space")]
+        .into_iter()
+        .enumerate()
+    {
+        let sid = format!("n{i}");
+        assert_silent_allow(&h.post_write(&sid));
+        let out = h.run(json!({
+            "session_id": sid, "transcript_path": null, "cwd": "/tmp",
+            "hook_event_name": "Stop", "stop_hook_active": false,
+            "last_assistant_message": "Done.", "prompt_id": id
+        }));
+        assert_blocked(&out);
+    }
+}

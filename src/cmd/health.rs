@@ -49,13 +49,18 @@ pub struct Health {
 
 impl Health {
     fn add(&mut self, t: &TurnReport) {
+        // A subagent file that stands alone: its session's hooks are in
+        // the missing main file, as a folded subagent's are in its own.
+        if t.audit == UNJUDGED {
+            return;
+        }
         self.blocks += t.hook_blocks;
         self.overridden += usize::from(t.blocks_overridden.is_some());
         self.timeouts +=
             t.hook_faults.iter().filter(|f| f.timed_out()).count();
         self.errors += t.hook_faults.iter().filter(|f| !f.timed_out()).count();
         self.unguarded += t.unguarded;
-        if !t.kind.ends_in_stop() || t.audit == UNJUDGED {
+        if !t.kind.ends_in_stop() {
             return;
         }
         self.stops += 1;

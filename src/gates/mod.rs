@@ -694,9 +694,12 @@ impl Gates {
                 .map(|k| format!("deference:{k}")),
         );
         let caved = self.reverify.capitulation.fired(text);
-        // The prompt's words matter only to a capitulation: listed alone,
+        let reverify = reverify::check(&self.reverify, facts);
+        // The prompt's words matter only to a concession: listed alone,
         // they read as words of the final text.
-        if let (Some(prompt), false) = (facts.prompt, caved.is_empty()) {
+        if let (Some(prompt), true) =
+            (facts.prompt, reverify.is_some() || !caved.is_empty())
+        {
             out.extend(
                 self.reverify
                     .challenge
@@ -706,6 +709,14 @@ impl Gates {
             );
         }
         out.extend(caved.into_iter().map(|k| format!("capitulation:{k}")));
+        // A concession the gate read off the reply's opening word.
+        out.extend(
+            reverify
+                .into_iter()
+                .flatten()
+                .filter(|w| w.starts_with("opens agreeing"))
+                .map(|w| format!("capitulation:{w}")),
+        );
         out.extend(
             self.reverify
                 .verification

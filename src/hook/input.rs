@@ -34,8 +34,9 @@ pub struct HookInput {
     pub stop_hook_active: Option<bool>,
     /// Claude Code (2.1.196 and later): the prompt's id, new for each
     /// prompt (a `<task-notification>` included) and the same for the
-    /// Stops of a block's replies.
-    pub prompt_id: Option<String>,
+    /// Stops of a block's replies. Kept as a value, so that no shape of it
+    /// can fail the input ([`HookInput::prompt_id`]).
+    pub prompt_id: Option<serde_json::Value>,
     /// Stop: the final assistant message (v2.1.47 and later).
     pub last_assistant_message: Option<String>,
     /// Stop: the session's background tasks (seen in 2.1.197 and 2.1.332),
@@ -78,6 +79,15 @@ impl HookInput {
             return None;
         }
         serde_json::from_slice(&buf).ok()
+    }
+
+    /// The `prompt_id`, when it is a string that can be kept: 1 to 128
+    /// bytes, no whitespace or control character.
+    pub fn prompt_id(&self) -> Option<&str> {
+        self.prompt_id.as_ref()?.as_str().filter(|id| {
+            (1..=128).contains(&id.len())
+                && !id.chars().any(|c| c.is_whitespace() || c.is_control())
+        })
     }
 
     /// The ids of the subagents that [`HookInput::background_tasks`] lists

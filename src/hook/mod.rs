@@ -238,7 +238,8 @@ pub fn stop(
     // The nag is keyed on the text as judged, as the gates look it up.
     let (decision, fault) =
         record_block(&lock, verdict, facts.final_text(), &mut notes);
-    if let (Decision::Block { .. }, Some(id)) = (&decision, prompt_id(input)) {
+    if let (Decision::Block { .. }, Some(id)) = (&decision, input.prompt_id())
+    {
         if let Err(e) = lock.record_blocked_prompt(id) {
             notes.push(format!("stop: recording the prompt id failed: {e}"));
         }
@@ -368,18 +369,9 @@ fn consume_if_allowed(
 /// prompt. A new prompt, a `<task-notification>` included, has a new id.
 fn replying_to_a_block(input: &HookInput, lock: &SessionLock) -> bool {
     input.stop_hook_active.unwrap_or(false)
-        || prompt_id(input).is_some_and(|id| {
+        || input.prompt_id().is_some_and(|id| {
             lock.blocked_prompt().is_some_and(|blocked| blocked == id)
         })
-}
-
-/// The input's `prompt_id`, when it is one: not empty, and short, since
-/// it is kept in a state file.
-fn prompt_id(input: &HookInput) -> Option<&str> {
-    input
-        .prompt_id
-        .as_deref()
-        .filter(|id| !id.is_empty() && id.len() <= 128 && !id.contains('\n'))
 }
 
 /// Step 7: Record the block: the audit gates count towards the cap; the others

@@ -118,7 +118,7 @@ const MAX_DEBUG_ENTRY: usize = 4096;
 /// The extensions of a session's files, longest first where one ends
 /// another.
 const SESSION_FILES: &[&str] =
-    &["flag.taken", "flag", "count", "seen", "nag", "lock", "told"];
+    &["flag.taken", "flag", "count", "seen", "nag", "lock", "told", "prompt"];
 
 /// Where the state directory is, from the environment.
 ///
@@ -673,8 +673,12 @@ impl SessionLock {
         Some(id.trim().to_string()).filter(|id| !id.is_empty())
     }
 
-    /// Record the `prompt_id` of the prompt a block was given in.
+    /// Record the `prompt_id` of the prompt a block was given in (not
+    /// written again when it is the one recorded: a rename costs a Stop).
     pub(crate) fn record_blocked_prompt(&self, id: &str) -> io::Result<()> {
+        if self.blocked_prompt().as_deref() == Some(id) {
+            return Ok(());
+        }
         self.write("prompt", id)
     }
 

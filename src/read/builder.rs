@@ -178,7 +178,7 @@ impl TurnBuilder {
             if turn.prompt.as_ref().is_some_and(|p| is_command_prompt(&p.text))
             {
                 turn.kind = TurnKind::LocalCommand;
-            } else if followed {
+            } else if followed && turn.prompt.is_some() {
                 // No reply, and the next prompt came: the last turn of a
                 // file may still be waiting for its reply.
                 turn.kind = TurnKind::Rewound;
@@ -200,7 +200,7 @@ mod rewound_tests {
     fn a_prompt_with_no_reply_before_the_next_was_rewound() {
         let prompt = |text: &str| serde_json::json!({"type": "user", "parentUuid": null, "message": {"role": "user", "content": text}});
         let said = serde_json::json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}});
-        let lines = [prompt("a"), prompt("b"), said, prompt("c")];
+        let lines = [prompt("a"), prompt("b"), said.clone(), prompt("c")];
         let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
         let t = Transcript::from_bytes(body.into_bytes());
         let kinds: Vec<TurnKind> =
@@ -210,5 +210,13 @@ mod rewound_tests {
             [TurnKind::Rewound, TurnKind::Prompt, TurnKind::Prompt]
         );
         assert!(!TurnKind::Rewound.ends_in_stop());
+        // What comes before the first prompt (a SessionStart hook's
+        // error) was no prompt, so nothing was rewound.
+        let fault = serde_json::json!({"type": "attachment", "attachment": {"type": "hook_non_blocking_error", "hookEvent": "SessionStart", "command": "./start.sh"}});
+        let body = format!("{fault}\n{}\n{said}\n", prompt("a"));
+        let t = Transcript::from_bytes(body.into_bytes());
+        let kinds: Vec<TurnKind> =
+            t.turns(Chain::Main).iter().map(|t| t.kind()).collect();
+        assert!(!kinds.contains(&TurnKind::Rewound), "{kinds:?}");
     }
 }

@@ -322,12 +322,15 @@ impl TurnBuilder {
             Some(b"user") => yes(self.unanswered_launches > 0
                 || !holds_tool_result(line)
                 || (self.answers_change(line) && failed(line))),
+            // A value spelt with `\u` escapes is parsed, to be sure.
             Some(b"system") => yes(SUMMARY.find(line)
                 || LOCAL_COMMAND.find(line)
-                || OVERRIDE.find(line)),
+                || OVERRIDE.find(line)
+                || ESCAPE.find(line)),
             Some(b"attachment") => yes(BLOCKING.find(line)
                 || UNGUARDED.find(line)
-                || holds_hook_fault(line)),
+                || holds_hook_fault(line)
+                || ESCAPE.find(line)),
             Some(b"assistant") => self.text_only(line, Sure::Assistant),
             // Claude Code writes an assistant line's `type` last.
             None if tail_type(line) == Some(b"assistant") => {

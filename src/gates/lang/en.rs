@@ -87,7 +87,6 @@ pub const TABLE: LangTable = LangTable {
                 80,
             ),
             Lit("would you prefer"),
-            Lit("enough for you?"),
             Lit("or do you want"),
             Lit("or would you like"),
             Lit("confirm whether you want"),

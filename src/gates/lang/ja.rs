@@ -181,11 +181,8 @@ pub const TABLE: LangTable = LangTable {
             // Pushing back on the agent's earlier answer (not a "…ですよね？"
             // that asks to confirm): "…ダメですよね？",
             // "古い情報だと思います", "さっきの手順だと動きません".
-            Lit("と思うんですが"),
             Lit("古い情報"),
-            Lit("古いです"),
             Lit("動きません"),
-            Lit("動かない"),
             Lit("ダメですよね"),
             Opening("いや"),
             Opening("いいえ"),
