@@ -608,6 +608,13 @@ fn write_then_done_blocks_once_then_the_audit_passes() {
         assert_eq!(rows[0]["hook_blocks"], 1);
         assert_eq!(rows[0]["audit"], "present");
         assert_eq!(rows[0]["findings"], json!([]));
+        // The evidence names the change: the tool, its file, its line.
+        let changes = rows[0]["changes"][0].as_str().unwrap();
+        assert!(
+            changes.starts_with("this turn: Write ")
+                && changes.contains("a.txt (line "),
+            "{changes}"
+        );
         assert_eq!(w.check(&session)["verdict"], "allow");
     });
 }

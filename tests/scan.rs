@@ -247,7 +247,7 @@ fn options_and_exit_codes() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("key,file,session_id,project,turn,kind,timestamp,entrypoint,agent,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks,lines,excerpts,hook_faults,blocks_overridden,note")
+        Some("key,file,session_id,project,turn,kind,timestamp,entrypoint,agent,changed,audit,findings,rules,matched,line,excerpt,subagents,hooks_ran,hook_blocked,hook_blocks,blocking_hooks,lines,excerpts,hook_faults,blocks_overridden,note,changes")
     );
     let expected =
         std::fs::read_to_string(root().join("tests/expected/scan.jsonl"))
@@ -387,10 +387,16 @@ fn a_line_over_the_cap_is_skipped_in_bounded_memory() {
                 let mut v: serde_json::Value =
                     serde_json::from_str(l).unwrap();
                 // The file's name, and its head (the entrypoint is in
-                // the first lines), differ; the rows must not.
-                for k in
-                    ["key", "file", "session_id", "entrypoint", "evidence"]
-                {
+                // the first lines), differ, and so do the lines the
+                // evidence names; the rows must not.
+                for k in [
+                    "key",
+                    "file",
+                    "session_id",
+                    "entrypoint",
+                    "evidence",
+                    "changes",
+                ] {
                     v[k] = serde_json::Value::Null;
                 }
                 v
@@ -1105,8 +1111,11 @@ fn an_interrupted_turns_change_is_judged_at_the_next_stop() {
 
     // The evidence says where the change came from.
     let carried = reports(true);
-    assert_eq!(carried[0].changes, ["this turn: Write"]);
-    assert_eq!(carried[1].changes, ["carried from turn 1: Write"]);
+    assert_eq!(carried[0].changes, ["this turn: Write /w/a.txt (line 2)"]);
+    assert_eq!(
+        carried[1].changes,
+        ["carried from turn 1, which the user interrupted: Write /w/a.txt (line 2)"]
+    );
     // A Write the user declined changed nothing: not its own turn, and
     // nothing is carried.
     assert_eq!(
@@ -1189,9 +1198,13 @@ fn csv_keeps_every_findings_excerpt() {
         row.contains("unaudited_change") && row.contains("deferral"),
         "{csv}"
     );
-    // Two excerpts in the last cell, a JSON list.
-    let excerpts = row.rsplit_once(",\"[").map(|(_, l)| l).expect(&csv);
-    assert_eq!(excerpts.matches("\"\"").count(), 4, "{csv}");
+    // Two excerpts in the `excerpts` cell, a JSON list.
+    let mut r = csv::Reader::from_reader(csv.as_bytes());
+    let at =
+        r.headers().unwrap().iter().position(|h| h == "excerpts").unwrap();
+    let record = r.records().next().unwrap().unwrap();
+    let excerpts: Vec<String> = serde_json::from_str(&record[at]).unwrap();
+    assert_eq!(excerpts.len(), 2, "{csv}");
 }
 
 /// Hook health: blocks the client overrode, a hook's error and a hook

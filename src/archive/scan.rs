@@ -605,8 +605,12 @@ impl FileScan<'_> {
     }
 }
 
-/// Where `turn`'s changes came from ([`TurnReport::changes`]): each source
-/// with its tool uses, by name, counted ("this turn: Edit ×2, Bash").
+/// Where `turn`'s changes came from ([`TurnReport::changes`]): each source,
+/// and why it counts here, with its tool uses: the file each names (or
+/// its command), and the line it is on in the transcript
+/// ("this turn: Edit src/lib.rs ×2 (lines 14, 20), Bash `sed -i …` (line
+/// 31)"; "carried from turn 3, which the user interrupted: Write a.txt
+/// (line 7)").
 pub fn change_sources(turn: &Turn) -> Vec<String> {
     let keys = |calls: &[ToolCall]| -> Vec<String> {
         calls.iter().map(|c| c.key().to_string()).collect()
@@ -619,45 +623,100 @@ pub fn change_sources(turn: &Turn) -> Vec<String> {
     for c in turn.changes() {
         let key = c.key().to_string();
         if carried.contains(&key) {
-            late.push(c.name());
+            late.push(c);
         } else if by_subagents.contains(&key) {
-            subs.push(c.name());
+            subs.push(c);
         } else {
-            own.push(c.name());
+            own.push(c);
         }
     }
     let from: Vec<String> =
         turn.carried_from().iter().map(usize::to_string).collect();
     let carried_label = match from.len() {
-        0 => "carried from an earlier turn".to_string(),
-        1 => format!("carried from turn {}", from[0]),
-        _ => format!("carried from turns {}", from.join(", ")),
+        0 => "carried from an earlier turn the user interrupted".to_string(),
+        1 => format!(
+            "carried from turn {}, which the user interrupted",
+            from[0]
+        ),
+        _ => format!(
+            "carried from turns {}, which the user interrupted",
+            from.join(", ")
+        ),
+    };
+    let subs_label = if turn.launched_agents().next().is_some() {
+        "its subagents"
+    } else {
+        "background subagents launched earlier"
     };
     [
-        ("this turn".to_string(), own),
-        ("its subagents".to_string(), subs),
-        (carried_label, late),
+        ("this turn".to_string(), own, true),
+        (subs_label.to_string(), subs, false),
+        (carried_label, late, true),
     ]
     .into_iter()
-    .filter(|(_, names)| !names.is_empty())
-    .map(|(source, names)| format!("{source}: {}", counted(&names)))
+    .filter(|(_, calls, _)| !calls.is_empty())
+    .map(|(source, calls, lines)| {
+        format!("{source}: {}", listed(&calls, lines))
+    })
     .collect()
 }
 
-/// Names in order of first use, each with its count when over one:
-/// `Edit ×2, Bash`.
-fn counted(names: &[&str]) -> String {
-    let mut seen: Vec<(&str, usize)> = vec![];
-    for n in names {
-        match seen.iter_mut().find(|(s, _)| s == n) {
-            Some((_, k)) => *k += 1,
-            None => seen.push((n, 1)),
+/// The most tool uses a source lists before "… and N more".
+const LISTED: usize = 6;
+
+/// Tool uses by name and what they touched, in order of first use, each
+/// with its count when over one and, with `lines`, the lines they are on
+/// (a subagent's are on its own file's lines, which are left out).
+fn listed(calls: &[&ToolCall], lines: bool) -> String {
+    let mut seen: Vec<(String, Vec<u64>, usize)> = vec![];
+    for c in calls {
+        let what = match (c.path(), c.command()) {
+            (Some(path), _) => format!("{} {path}", c.name()),
+            (None, Some(cmd)) => {
+                format!("{} `{}`", c.name(), clipped(cmd, 48))
+            }
+            (None, None) => c.name().to_string(),
+        };
+        match seen.iter_mut().find(|(w, _, _)| *w == what) {
+            Some((_, at, k)) => {
+                *k += 1;
+                at.extend(c.line());
+            }
+            None => seen.push((what, c.line().into_iter().collect(), 1)),
         }
     }
-    seen.iter()
-        .map(|(n, k)| if *k > 1 { format!("{n} ×{k}") } else { n.to_string() })
-        .collect::<Vec<_>>()
-        .join(", ")
+    let mut out: Vec<String> = seen
+        .iter()
+        .take(LISTED)
+        .map(|(what, at, k)| {
+            let mut s = what.clone();
+            if *k > 1 {
+                s.push_str(&format!(" ×{k}"));
+            }
+            let at: Vec<String> = at.iter().map(u64::to_string).collect();
+            match (lines, at.len()) {
+                (false, _) | (_, 0) => {}
+                (true, 1) => s.push_str(&format!(" (line {})", at[0])),
+                (true, _) => {
+                    s.push_str(&format!(" (lines {})", at.join(", ")))
+                }
+            }
+            s
+        })
+        .collect();
+    if seen.len() > LISTED {
+        out.push(format!("… and {} more", seen.len() - LISTED));
+    }
+    out.join(", ")
+}
+
+/// `s` on one line, cut to `max` characters with an ellipsis.
+fn clipped(s: &str, max: usize) -> String {
+    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &one[..at]),
+        None => one,
+    }
 }
 
 /// A turn's row: what the gates find in it, with the evidence.

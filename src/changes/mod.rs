@@ -80,6 +80,10 @@ pub struct ShellInput<'a> {
     pub command: CommandField<'a>,
     /// The `cmd` field.
     pub cmd: CommandField<'a>,
+    /// The file an editing tool names (`file_path`, `notebook_path`), or
+    /// the first file a patch names (`*** Update File: …`): shown as the
+    /// evidence of a change, never judged.
+    pub file_path: Option<&'a str>,
 }
 
 /// One command field of a tool's input.
@@ -118,11 +122,24 @@ impl<'a> ShellInput<'a> {
         }
     }
 
-    /// The fields of a JSON input.
+    /// The fields of a JSON input. A string input is a patch (Codex CLI's
+    /// `apply_patch`), which names its files.
     pub fn of_value(input: &'a serde_json::Value) -> ShellInput<'a> {
+        if let Some(patch) = input.as_str() {
+            return ShellInput {
+                file_path: patched_file(patch),
+                ..ShellInput::default()
+            };
+        }
+        let path = |k: &str| input.get(k).and_then(|v| v.as_str());
         ShellInput {
             command: CommandField::of_value(input.get("command")),
             cmd: CommandField::of_value(input.get("cmd")),
+            // Codex CLI's `apply_patch` comes as `{"command": patch}`.
+            file_path: path("file_path")
+                .or_else(|| path("notebook_path"))
+                .or_else(|| path("path"))
+                .or_else(|| path("command").and_then(patched_file)),
         }
     }
 
@@ -168,6 +185,19 @@ impl<'a> ShellInput<'a> {
         }
         self.shell_command(name).and_then(|c| bash_changes_files(&c))
     }
+}
+
+/// The first file a patch in Codex CLI's format names: `*** Add File: a`,
+/// `*** Update File: b` or `*** Delete File: c`.
+pub(crate) fn patched_file(patch: &str) -> Option<&str> {
+    patch.lines().find_map(|l| {
+        let l = l.trim_start();
+        ["*** Update File: ", "*** Add File: ", "*** Delete File: "]
+            .iter()
+            .find_map(|p| l.strip_prefix(p))
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+    })
 }
 
 /// Whether a tool use with this name, and for a shell tool this command,

@@ -821,7 +821,7 @@ struct JsonEvidence<'a> {
 }
 
 /// The CSV header.
-const CSV_COLUMNS: [&str; 26] = [
+const CSV_COLUMNS: [&str; 27] = [
     "key",
     "file",
     "session_id",
@@ -848,6 +848,7 @@ const CSV_COLUMNS: [&str; 26] = [
     "hook_faults",
     "blocks_overridden",
     "note",
+    "changes",
 ];
 
 /// The header, unless it is out already.
@@ -879,7 +880,7 @@ fn write_csv<W: Write>(
 /// arrays: shell commands hold every separator a plain list could use
 /// (`;`, `|`, `,`). No cell is a formula (`csv_cell`): a transcript's
 /// `cwd` or text may start with `=`.
-fn csv_cells(row: &Row<'_>) -> [String; 26] {
+fn csv_cells(row: &Row<'_>) -> [String; 27] {
     let list =
         |items: Vec<&str>| serde_json::to_string(&items).unwrap_or_default();
     fn strs(v: &[String]) -> Vec<&str> {
@@ -925,6 +926,7 @@ fn csv_cells(row: &Row<'_>) -> [String; 26] {
         )),
         row.turn.blocks_overridden.map(|n| n.to_string()).unwrap_or_default(),
         row.report.note.clone().unwrap_or_default(),
+        list(strs(&row.turn.changes)),
     ]
 }
 

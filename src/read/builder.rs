@@ -121,6 +121,11 @@ impl TurnBuilder {
         }
     }
 
+    /// The agent used a tool, on line `line` of the file.
+    pub(super) fn tool_on(&mut self, line: Option<u64>, call: ToolCall) {
+        self.tool(call.on_line(line));
+    }
+
     /// The agent used a tool.
     pub(super) fn tool(&mut self, call: ToolCall) {
         self.started = true;

@@ -504,7 +504,8 @@ impl TurnBuilder {
                     pos.offset,
                     i,
                 )
-                .made_at(rec.timestamp());
+                .made_at(rec.timestamp())
+                .on_line(pos.line);
                 if let (Some(_), Some(id)) = (call.change(), call.id()) {
                     self.unanswered_changes.push(id.to_string());
                 }
@@ -588,7 +589,8 @@ impl TurnBuilder {
                     pos.offset,
                     i,
                 )
-                .made_at(rec.timestamp());
+                .made_at(rec.timestamp())
+                .on_line(pos.line);
                 if call.change().is_some() {
                     self.started = true;
                     self.open.subagent_changes.push(call);

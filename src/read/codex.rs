@@ -265,14 +265,20 @@ pub(super) fn push(
                 None => Value::Null,
             };
             builder.note(timestamp);
-            builder.tool(ToolCall::of_json(id, name, &input, pos.offset, 0));
+            builder.tool_on(
+                pos.line,
+                ToolCall::of_json(id, name, &input, pos.offset, 0),
+            );
         }
         "custom_tool_call" => {
             let name = payload.name.as_deref()?;
             let input = payload.input.unwrap_or(Value::Null);
             let input = serde_json::json!({ "command": input });
             builder.note(timestamp);
-            builder.tool(ToolCall::of_json(id, name, &input, pos.offset, 0));
+            builder.tool_on(
+                pos.line,
+                ToolCall::of_json(id, name, &input, pos.offset, 0),
+            );
         }
         "local_shell_call" => {
             let command = payload
@@ -283,13 +289,10 @@ pub(super) fn push(
                 .unwrap_or(Value::Null);
             let input = serde_json::json!({ "command": command });
             builder.note(timestamp);
-            builder.tool(ToolCall::of_json(
-                id,
-                "local_shell",
-                &input,
-                pos.offset,
-                0,
-            ));
+            builder.tool_on(
+                pos.line,
+                ToolCall::of_json(id, "local_shell", &input, pos.offset, 0),
+            );
         }
         _ => {}
     }
@@ -520,9 +523,10 @@ mod tests {
                         None => args.cloned().unwrap_or(Value::Null),
                     };
                     builder.note(timestamp);
-                    builder.tool(ToolCall::of_json(
-                        id, name, &input, pos.offset, 0,
-                    ));
+                    builder.tool_on(
+                        pos.line,
+                        ToolCall::of_json(id, name, &input, pos.offset, 0),
+                    );
                 }
                 "custom_tool_call" => {
                     let name = payload.get("name").and_then(Value::as_str)?;
@@ -530,9 +534,10 @@ mod tests {
                         payload.get("input").cloned().unwrap_or(Value::Null);
                     let input = serde_json::json!({ "command": input });
                     builder.note(timestamp);
-                    builder.tool(ToolCall::of_json(
-                        id, name, &input, pos.offset, 0,
-                    ));
+                    builder.tool_on(
+                        pos.line,
+                        ToolCall::of_json(id, name, &input, pos.offset, 0),
+                    );
                 }
                 "local_shell_call" => {
                     let command = payload
@@ -542,13 +547,16 @@ mod tests {
                         .unwrap_or(Value::Null);
                     let input = serde_json::json!({ "command": command });
                     builder.note(timestamp);
-                    builder.tool(ToolCall::of_json(
-                        id,
-                        "local_shell",
-                        &input,
-                        pos.offset,
-                        0,
-                    ));
+                    builder.tool_on(
+                        pos.line,
+                        ToolCall::of_json(
+                            id,
+                            "local_shell",
+                            &input,
+                            pos.offset,
+                            0,
+                        ),
+                    );
                 }
                 _ => {}
             }

@@ -378,7 +378,7 @@ impl Replay {
                 MsgKind::Model { text, tools } => {
                     builder.note(ts);
                     for call in tools {
-                        builder.tool(call);
+                        builder.tool_on(msg.pos.line, call);
                     }
                     if let Some(text) = text {
                         builder.said(&text, msg.pos);

@@ -694,6 +694,10 @@ impl<'de> Deserialize<'de> for ShellInput<'de> {
                             input.command = map.next_value()?
                         }
                         InputKey::Cmd => input.cmd = map.next_value()?,
+                        InputKey::FilePath | InputKey::NotebookPath => {
+                            let path = map.next_value::<Str>()?.0;
+                            input.file_path = input.file_path.or(path);
+                        }
                         InputKey::Other => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -817,7 +821,12 @@ keys!(AttachmentKey {
 
 keys!(HookInfoKey { Command = "command" });
 
-keys!(InputKey { Command = "command", Cmd = "cmd" });
+keys!(InputKey {
+    Command = "command",
+    Cmd = "cmd",
+    FilePath = "file_path",
+    NotebookPath = "notebook_path",
+});
 
 keys!(MessageKey { Id = "id", Content = "content" });
 

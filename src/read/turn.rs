@@ -570,6 +570,10 @@ pub struct ToolCall {
     change: Option<ChangeReason>,
     /// For a tool use that changes files, its line's timestamp.
     at: Option<Box<str>>,
+    /// For a tool use that changes files, the file its input names.
+    path: Option<Box<str>>,
+    /// Its line's number in its file, when the reader counted lines.
+    line: Option<u64>,
 }
 
 /// What a tool use's `id` was: the key holds it when it was given.
@@ -668,13 +672,16 @@ impl ToolCall {
                 if id.is_some() { IdForm::Empty } else { IdForm::Absent },
             ),
         };
+        let change = input.changes_files(name);
         ToolCall {
             key,
             id,
             name: tool_name(name),
             command: input.shell_command(name).map(|c| c.into_owned()),
-            change: input.changes_files(name),
+            path: change.and(input.file_path).map(Box::from),
+            change,
             at: None,
+            line: None,
         }
     }
 
@@ -685,6 +692,25 @@ impl ToolCall {
             self.at = timestamp.map(Box::from);
         }
         self
+    }
+
+    /// This tool use, on line `line` of its file.
+    pub(crate) fn on_line(self, line: Option<u64>) -> ToolCall {
+        ToolCall { line, ..self }
+    }
+
+    /// For a tool use that changes files, the file its input names
+    /// (`file_path`; the first file of an `apply_patch`), when it names
+    /// one.
+    pub fn path(&self) -> Option<&str> {
+        self.path.as_deref()
+    }
+
+    /// The number of the tool use's line in its file, when the reader
+    /// counted lines from the file's start (a scan does; the hook, which
+    /// reads from the end, does not).
+    pub fn line(&self) -> Option<u64> {
+        self.line
     }
 
     /// For a tool use that changes files, the timestamp of its line, when
