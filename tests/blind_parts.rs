@@ -194,14 +194,30 @@ fn judging(gate: Gate) -> Vec<Gate> {
 
 /// Whether the gates of `config`, limited to those judging `c`, block it.
 fn blocks(gates: &BTreeMap<&'static str, Gates>, c: &Case) -> bool {
+    blocks_by(&gates[c.gate.as_str()], c)
+}
+
+/// Whether `gates` block `c`.
+fn blocks_by(gates: &Gates, c: &Case) -> bool {
     let facts = Facts::new(&c.text)
         .with_prompt(Some(&c.prompt))
         .with_tool_uses(&c.tools)
         .with_changed(c.tools.iter().any(|t| t.change().is_some()));
-    gates[c.gate.as_str()]
-        .evaluate(&facts, &SessionView::default())
-        .block()
-        .is_some()
+    gates.evaluate(&facts, &SessionView::default()).block().is_some()
+}
+
+/// The hollow cases judged as the hook judges them: the audit gate, then
+/// the hollow gate. A "hollow" audit that no audit is read in at all is
+/// blocked by the audit gate, which the hollow gate alone cannot show.
+fn hollow_as_the_hook(
+    gates: &BTreeMap<&'static str, Gates>,
+    cases: &[&Case],
+) -> Score {
+    let mut s = Score::default();
+    for c in cases.iter().filter(|c| c.gate == Gate::Hollow) {
+        s.add(c.block, blocks_by(&gates[Gate::Audit.as_str()], c));
+    }
+    s
 }
 
 fn gates_of(config: &Config) -> BTreeMap<&'static str, Gates> {
@@ -302,6 +318,10 @@ fn the_gates_on_the_blind_parts() {
             g[key].cell()
         );
     }
+    println!(
+        "  hollow cases as the hook judges them (audit, then hollow): {}",
+        hollow_as_the_hook(&today, &all).cell()
+    );
     if std::env::var_os("STOPGATE_BLIND_ONLY").is_some() {
         return;
     }
