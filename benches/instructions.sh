@@ -7,7 +7,8 @@
 #   benches/instructions.sh --check [BIN]   # fail when one rose more than 3%
 #   benches/instructions.sh --write [BIN]   # rewrite the baseline
 #
-# The runs:
+# The runs (their files under $STOPGATE_BENCH_DIR, default
+# ~/.cache/stopgate-bench, the same for every checkout):
 #   hook-stop-1g   `stopgate hook`, Stop on a 1 GB transcript with a change
 #                  pending (a block), as Claude Code runs it;
 #   scan-fixtures  `stopgate scan --threads 1` over fixtures/ (JSONL out).
@@ -35,34 +36,43 @@ if [ $# -eq 0 ]; then
 fi
 baseline=benches/instructions.baseline
 
+# The runs' files live at one place whatever the checkout's: the hook's
+# count depends on where its state directory is (a checkout under /tmp,
+# which others may write, costs the state checks 2.7% more), so a clone
+# in another folder must not move it.
+bench=${STOPGATE_BENCH_DIR:-$HOME/.cache/stopgate-bench}
+mkdir -p "$bench"
 # The 1 GB transcript of the hook benches, written once.
 cargo build --release --quiet --example gen_transcript
-big=$PWD/target/stopgate-bench/hook-1G.jsonl
+big=$bench/hook-1G.jsonl
 [ -f "$big" ] || "$PWD/target/release/examples/gen_transcript" 1G "$big" claude
 
-work=$PWD/target/stopgate-bench/instructions
+work=$bench/instructions
+# The measured process gets a fixed, minimal environment: every getenv
+# scans the whole environment, so its size would move the count with the
+# shell it was run from (CI's was 2.8% above this one's).
 count() { # command... -> instructions executed
-    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
-        "$@" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,
+    env -i PATH=/usr/bin:/bin HOME="$work" STOPGATE_STATE_DIR="$work/state" \
+        valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+        "$@" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d , || true
 }
 hook_stop() {
     rm -rf "$work"; mkdir -p "$work"; mkdir -m 700 "$work/state"
     touch "$work/state/big.flag"
     printf '{"session_id":"big","transcript_path":"%s","cwd":"/tmp","hook_event_name":"Stop","stop_hook_active":false}\n' \
         "$big" > "$work/stop.json"
-    env -u CLAUDE_CODE_ENTRYPOINT -u STOPGATE_DEBUG -u STOPGATE_CONFIG -u CLAUDE_PROJECT_DIR \
-        STOPGATE_STATE_DIR="$work/state" HOME="$work" \
-        bash -c "$(declare -f count); count \"\$@\"" _ "$bin" hook --input "$work/stop.json"
+    count "$bin" hook --input "$work/stop.json"
 }
 scan_fixtures() {
-    env -u STOPGATE_CONFIG -u CLAUDE_PROJECT_DIR HOME="$work" \
-        bash -c "$(declare -f count); count \"\$@\"" _ \
-        "$bin" scan --no-progress --threads 1 --format jsonl --all-turns fixtures/
+    count "$bin" scan --no-progress --threads 1 --format jsonl --all-turns fixtures/
 }
 
 declare -A now
 now[hook-stop-1g]=$(hook_stop)
 now[scan-fixtures]=$(scan_fixtures)
+for k in hook-stop-1g scan-fixtures; do
+    [ -n "${now[$k]}" ] || { echo "$k: valgrind gave no count" >&2; exit 1; }
+done
 
 if [ "$mode" = write ]; then
     {
