@@ -38,8 +38,8 @@ for kind in plain progress subagent screenshots; do
     dir=$root/$kind
     if [ "$(cat "$dir/.size" 2>/dev/null)" != "$SIZE_MB" ]; then
         rm -rf "$dir"; mkdir -p "$dir"
-        turns=200
-        [ "$kind" = screenshots ] && turns=20
+        turns=60
+        [ "$kind" = screenshots ] && turns=12
         python3 benches/support/kinds.py "$kind" "$dir/one.jsonl" "$turns"
         one=$(stat -c %s "$dir/one.jsonl")
         copies=$(( (SIZE_MB << 20) / one ))

@@ -58,10 +58,18 @@ class Session:
         self.lines.append(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
 
     def words(self, n):
+        """n words of code-like text: lines of about a dozen words, some
+        quoted, some with a path's backslash, as tool output and source
+        hold them (JSON escapes are much of a real line's parsing)."""
         pool = ["the", "cache", "writer", "lock", "file", "test", "parser", "error",
                 "returns", "when", "empty", "input", "config", "value", "handler",
-                "request", "timeout", "retry", "path", "build"]
-        return " ".join(self.rnd.choice(pool) for _ in range(n))
+                "request", "timeout", "retry", "path", "build", '"name"', "\\tmp",
+                "fn", "{", "}", "=>", "let", "x:", "é"]
+        out = []
+        for i in range(n):
+            out.append(self.rnd.choice(pool))
+            out.append("\n" if i % 12 == 11 else " ")
+        return "".join(out)
 
     def user(self, content):
         self.add(self.common("user", message={"role": "user", "content": content}))
@@ -105,10 +113,12 @@ def turn(s, t, kind):
     s.user(f"Fix the {s.words(3)} in src/mod{t}.rs and run the tests.")
     s.text(f"m{t}a", 30)
     s.tool_use(f"m{t}b", f"t{t}r", "Read", {"file_path": f"/home/dev/proj/src/mod{t}.rs"})
-    s.result(f"t{t}r", s.words(300))
+    # A file read, and an edit, of the sizes real sessions hold (a turn of
+    # a real session is tens of KB: the gates judge per turn).
+    s.result(f"t{t}r", s.words(4000))
     s.tool_use(f"m{t}c", f"t{t}e", "Edit", {
         "file_path": f"/home/dev/proj/src/mod{t}.rs",
-        "old_string": s.words(60), "new_string": s.words(70)})
+        "old_string": s.words(400), "new_string": s.words(450)})
     s.result(f"t{t}e", "The file has been updated.")
     s.tool_use(f"m{t}d", f"t{t}b", "Bash", {"command": "cargo test 2>&1 | tail -20",
                                              "description": "Run the tests"})
@@ -141,7 +151,7 @@ def screenshots(s, turns):
 
 def main():
     kind, out = sys.argv[1], sys.argv[2]
-    turns = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+    turns = int(sys.argv[3]) if len(sys.argv) > 3 else 60
     if kind == "subagent":
         s = Session(sidechain=True, agent="a1b2c3d4")
     else:
