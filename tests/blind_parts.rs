@@ -257,8 +257,12 @@ fn score(
 
 /// The pooled floors over every part, per gate: (precision, recall).
 /// Raise them when the gates get better; never lower them without saying
-/// why in `FIRST_RUNS.md`. Set at the first run of blind33 to blind35
-/// (2026-12-07), over all thirty-five parts (4,200 cases). The audit
+/// why in `FIRST_RUNS.md`. Set at the first run of blind36 to blind38
+/// (2026-12-07), over all thirty-eight parts (4,560 cases): each fell with
+/// those three new parts (ownership recall 0.778 and reverify 0.800 on
+/// them at their first run), not with a change of the gates. Before, at
+/// the first run of blind33 to blind35, over thirty-five parts (0.97 /
+/// 0.985, 0.94 / 0.85, 0.97 / 0.94, 0.99 / 0.905). The audit
 /// floor rose with the learned judge now trained on blind1 to blind28's
 /// audit cases (so it is a fit, not a held-out figure); the hollow
 /// precision floor fell (0.955 to 0.94) with the harder parts blind27 to
@@ -278,10 +282,10 @@ fn score(
 /// floor lower than before is a pool of harder parts, not a worse gate:
 /// the earlier pools score as high as their floors.
 const FLOORS: &[(Gate, f64, f64)] = &[
-    (Gate::Audit, 0.97, 0.985),
-    (Gate::Hollow, 0.94, 0.85),
-    (Gate::Ownership, 0.97, 0.94),
-    (Gate::Reverify, 0.99, 0.905),
+    (Gate::Audit, 0.965, 0.98),
+    (Gate::Hollow, 0.94, 0.84),
+    (Gate::Ownership, 0.97, 0.92),
+    (Gate::Reverify, 0.99, 0.89),
 ];
 
 #[test]
