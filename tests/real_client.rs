@@ -386,19 +386,24 @@ impl World {
     }
 
     /// `stopgate scan --all-turns` over the client's transcripts.
-    fn scan(&self) -> Vec<Value> {
-        let out = Command::new(common::bin())
-            .args([
-                "scan",
-                "--format",
-                "jsonl",
-                "--all-turns",
-                "--no-progress",
-            ])
+    /// `stopgate scan ARGS` over the world's transcripts, with its config.
+    fn run_scan(&self, args: &[&str]) -> Output {
+        Command::new(common::bin())
+            .arg("scan")
+            .args(args)
             .arg(self.home().join(".claude/projects"))
             .env("STOPGATE_CONFIG", self.dir.path().join("stopgate.toml"))
             .output()
-            .unwrap();
+            .unwrap()
+    }
+
+    fn scan(&self) -> Vec<Value> {
+        let out = self.run_scan(&[
+            "--format",
+            "jsonl",
+            "--all-turns",
+            "--no-progress",
+        ]);
         assert!(
             out.status.success(),
             "{}",
@@ -415,12 +420,7 @@ impl World {
     /// cells after the project's name (stops, stopgate ran, blocks,
     /// overrode, errors, timeouts, not guarding).
     fn health_row(&self) -> Vec<String> {
-        let out = Command::new(common::bin())
-            .args(["scan", "--no-progress", "--color", "never"])
-            .arg(self.home().join(".claude/projects"))
-            .env("STOPGATE_CONFIG", self.dir.path().join("stopgate.toml"))
-            .output()
-            .unwrap();
+        let out = self.run_scan(&["--no-progress", "--color", "never"]);
         let table = String::from_utf8_lossy(&out.stdout).into_owned();
         let health = table
             .split("hook health\n")

@@ -55,6 +55,17 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Every turn under `path`, as JSONL rows.
+fn jsonl_rows(path: &str) -> Vec<serde_json::Value> {
+    let out =
+        scan(&["--no-progress", "--format", "jsonl", "--all-turns", path]);
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 /// Every turn of `fixtures/` as JSONL, with `args` added.
 fn all_turns(args: &[&str]) -> String {
     let mut all = vec!["--format", "jsonl", "--all-turns", "--no-progress"];
@@ -1213,13 +1224,7 @@ fn csv_keeps_every_findings_excerpt() {
 #[test]
 fn hook_health_is_reported() {
     let file = "fixtures/transcripts/hook_health.jsonl";
-    let out =
-        scan(&["--no-progress", "--format", "jsonl", "--all-turns", file]);
-    let rows: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows = jsonl_rows(file);
     assert_eq!(rows.len(), 2, "{rows:#?}");
     assert_eq!(rows[0]["blocks_overridden"], 2, "{rows:#?}");
     assert_eq!(rows[0]["hook_blocks"], 2);
@@ -1271,13 +1276,7 @@ fn an_orphan_subagent_file_gets_rows_and_a_note() {
     std::fs::write(subagents.join("agent-a1.jsonl"), sub.join("\n") + "\n")
         .unwrap();
     let root = dir.path().to_str().unwrap();
-    let out =
-        scan(&["--no-progress", "--format", "jsonl", "--all-turns", root]);
-    let rows: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows = jsonl_rows(root);
     assert_eq!(rows.len(), 1, "{rows:#?}");
     assert_eq!(rows[0]["session_id"], SID);
     assert_eq!(rows[0]["changed"], true);
