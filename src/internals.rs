@@ -5,7 +5,6 @@
 //! they are reachable here when the `internals` feature is on. Nothing here
 //! is covered by semver; other crates should not enable the feature.
 
-pub use crate::changes::{CommandField, ShellInput};
 #[cfg(feature = "judge")]
 pub use crate::gates::lang::{
     en::AUDIT_MARKERS_EN, ja::AUDIT_MARKERS_JA, ko::AUDIT_MARKERS_KO,
@@ -15,6 +14,7 @@ pub use crate::read::record::{
     Block, Content, Record, RecordParser, RecordType,
 };
 pub use crate::read::sniff::{quick_type, tail_type, top_level_type, Sniff};
+pub use crate::read::tool_input::{CommandField, ToolInput};
 
 /// The buckets of the learned audit judge's features that a text touches,
 /// sorted: what `tools/train-audit-model` trains on.

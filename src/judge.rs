@@ -30,6 +30,9 @@ use crate::config::{Config, Gate};
 use crate::error::Error;
 use crate::read::{is_subagent_file, Chain, Transcript, Turn};
 
+pub use crate::changes::{
+    change_of, tool_changes_files, ChangeReason, TurnChanges,
+};
 pub use crate::gates::{
     judged_window, text_hash, AuditStatus, Block, Facts, Gates, Nag,
     PlainAudit, Rule, SessionView, Verdict, JUDGED_TAIL_BYTES,
@@ -181,10 +184,21 @@ impl Judge {
     /// The change flag is inferred as PostToolUse would have raised it:
     /// from the turn's completed file-changing tool uses, those of the
     /// subagents folded into it, and those carried to it from a turn the
-    /// user interrupted ([`Turn::changed`]). A turn that ended in no Stop
+    /// user interrupted ([`TurnChanges`]). A turn that ended in no Stop
     /// and a turn of an unattended session are allowed, with no findings.
     pub fn judge_turn(&self, turn: &Turn, unattended: bool) -> TurnJudgement {
-        let facts = Facts::of_turn(turn);
+        self.judge_changes(turn, &TurnChanges::of(turn), unattended)
+    }
+
+    /// [`Judge::judge_turn`], with the turn's changes already judged
+    /// ([`TurnChanges::of`]), for a caller that shows them too.
+    pub fn judge_changes(
+        &self,
+        turn: &Turn,
+        changes: &TurnChanges<'_>,
+        unattended: bool,
+    ) -> TurnJudgement {
+        let facts = Facts::of_changes(turn, changes);
         let skipped = if unattended {
             Some(Skipped::Unattended)
         } else if !turn.kind().ends_in_stop() {

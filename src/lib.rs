@@ -113,6 +113,7 @@ complete JSON object.
 
 #[cfg(feature = "archive")]
 pub mod archive;
+#[cfg(feature = "judge")]
 mod changes;
 #[cfg(feature = "judge")]
 pub mod config;

@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use stopgate::config::{Config, Gate, PlainJudge};
-use stopgate::judge::{Facts, Gates, SessionView};
+use stopgate::judge::{change_of, Facts, Gates, SessionView};
 use stopgate::read::ToolCall;
 
 mod common;
@@ -202,7 +202,7 @@ fn blocks_by(gates: &Gates, c: &Case) -> bool {
     let facts = Facts::new(&c.text)
         .with_prompt(Some(&c.prompt))
         .with_tool_uses(&c.tools)
-        .with_changed(c.tools.iter().any(|t| t.change().is_some()));
+        .with_changed(c.tools.iter().any(|t| change_of(t).is_some()));
     gates.evaluate(&facts, &SessionView::default()).block().is_some()
 }
 

@@ -19,8 +19,8 @@ type ModPath = Vec<String>;
 
 /// The layers, bottom first, and the top-level modules of each.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("read", &["error", "keywords", "changes", "read"]),
-    ("judge", &["config", "gates", "judge"]),
+    ("read", &["error", "keywords", "read"]),
+    ("judge", &["changes", "config", "gates", "judge"]),
     ("run", &["hook", "archive", "internals"]),
 ];
 

@@ -30,7 +30,7 @@ use std::process::Command;
 
 use stopgate::archive::{report_turn, scan_file, Finding, ScanOptions};
 use stopgate::config::Config;
-use stopgate::judge::{Facts, Judge, SessionView};
+use stopgate::judge::{Facts, Judge, SessionView, TurnChanges};
 use stopgate::read::Transcript;
 use stopgate::read::{Format, Turn};
 
@@ -139,13 +139,12 @@ fn hook_says(case: &StopCase<'_>, turn: &Turn) -> Said {
         Format::Gemini => "AfterTool",
         _ => "PostToolUse",
     };
-    for call in turn.changes() {
+    for call in TurnChanges::of(turn).iter() {
         let mut input = base(post);
         input["tool_name"] = call.name().into();
         input["tool_input"] = serde_json::json!({"command": call.command()});
         input["tool_use_id"] = call.id().into();
-        let by_subagent =
-            turn.subagent_changes().iter().any(|c| c.key() == call.key());
+        let by_subagent = call.by_subagent();
         if let Some(agent) = case.subagent {
             input["agent_id"] = agent.into();
         } else if by_subagent {

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use super::reader::{for_each_line, ChunkLine};
 use crate::gates::{AuditStatus, Block, Rule};
-use crate::judge::Judge;
+use crate::judge::{Judge, TurnChanges};
 use crate::read::{
     Chain, Format, HeadEntrypoint, HookFault, LateWork, LinePos, ToolCall,
     Turn, TurnKind, TurnReader, PROBE_LINES,
@@ -611,27 +611,21 @@ impl FileScan<'_> {
 /// ("this turn: Edit src/lib.rs ×2 (lines 14, 20), Bash `sed -i …` (line
 /// 31)"; "carried from turn 3, which the user interrupted: Write a.txt
 /// (line 7)").
-pub fn change_sources(turn: &Turn) -> Vec<String> {
-    let keys = |calls: &[ToolCall]| -> Vec<String> {
-        calls.iter().map(|c| c.key().to_string()).collect()
-    };
-    let by_subagents = keys(turn.subagent_changes());
-    let carried = keys(turn.carried_changes());
+pub fn change_sources(turn: &Turn, changes: &TurnChanges<'_>) -> Vec<String> {
     let mut own = vec![];
     let mut subs = vec![];
     let mut late = vec![];
-    for c in turn.changes() {
-        let key = c.key().to_string();
-        if carried.contains(&key) {
+    for c in changes.iter() {
+        if c.carried_from().is_some() {
             late.push(c);
-        } else if by_subagents.contains(&key) {
+        } else if c.by_subagent() {
             subs.push(c);
         } else {
             own.push(c);
         }
     }
     let from: Vec<String> =
-        turn.carried_from().iter().map(usize::to_string).collect();
+        changes.carried_from().iter().map(usize::to_string).collect();
     let carried_label = match from.len() {
         0 => "carried from an earlier turn the user interrupted".to_string(),
         1 => format!(
@@ -725,7 +719,8 @@ pub fn report_turn(
     judge: &Judge,
     unattended: bool,
 ) -> TurnReport {
-    let judged = judge.judge_turn(turn, unattended);
+    let changes = TurnChanges::of(turn);
+    let judged = judge.judge_changes(turn, &changes, unattended);
     let text = turn.final_text().unwrap_or("");
     let findings: Vec<Evidence> = judged
         .findings()
@@ -760,7 +755,7 @@ pub fn report_turn(
         hook_blocks: blocked.count(),
         blocking_hooks: blocked.commands().to_vec(),
         subagents: turn.launched_agents().map(str::to_string).collect(),
-        changes: change_sources(turn),
+        changes: change_sources(turn, &changes),
         unguarded: turn.unguarded(),
         hook_faults: turn.hook_faults().to_vec(),
         blocks_overridden: turn.blocks_overridden(),

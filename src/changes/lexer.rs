@@ -2,7 +2,7 @@
 //! here-documents.
 //!
 //! It is not a shell parser; it only needs to find command words and
-//! redirection targets, so that [`super::bash_changes_files`] can judge
+//! redirection targets, so that [`super::rules::bash_changes_files`] can judge
 //! each simple command on its own.
 //!
 //! # Why bytes and borrowed words

@@ -22,8 +22,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use stopgate::archive::change_sources;
 use stopgate::judge::Skipped;
-use stopgate::judge::{AuditStatus, Facts, Judge, SessionView, Verdict};
+use stopgate::judge::{
+    AuditStatus, Facts, Judge, SessionView, TurnChanges, Verdict,
+};
 use stopgate::read::Transcript;
 use stopgate::read::Turn;
 
@@ -97,17 +100,18 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let turn = pick_turn(&transcript, &judge, args)?;
     let entrypoint = transcript.entrypoint();
     let unattended = entrypoint.filter(|e| judge.skips(Some(e)));
-    let judged = judge.judge_turn(&turn, unattended.is_some());
+    let changes = TurnChanges::of(&turn);
+    let judged = judge.judge_changes(&turn, &changes, unattended.is_some());
+    let facts = Facts::of_changes(&turn, &changes);
     // `--prompt-changed`: the flag is up whatever the transcript shows.
     let verdict = if args.prompt_changed && judged.skipped().is_none() {
-        let facts = Facts::of_turn(&turn).with_changed(true);
-        judge.evaluate(&facts, &SessionView::default())
+        judge.evaluate(&facts.with_changed(true), &SessionView::default())
     } else {
         judged.verdict()
     };
-    let matched = judge.matched(&Facts::of_turn(&turn));
+    let matched = judge.matched(&facts);
     let audit = if args.prompt_changed {
-        let facts = Facts::of_turn(&turn).with_changed(true);
+        let facts = facts.with_changed(true);
         Some(audit_reading(&judge.gates().audit_status_of(&facts)))
     } else {
         judged.changed().then(|| audit_reading(judged.audit()))
@@ -115,8 +119,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     if args.json {
         let mut out = json(&verdict, &turn, unattended.as_deref(), &matched);
         out["audit"] = serde_json::json!(audit);
-        out["changes"] =
-            serde_json::json!(stopgate::archive::change_sources(&turn));
+        out["changes"] = serde_json::json!(change_sources(&turn, &changes));
         println!("{out}");
         return Ok(ExitCode::SUCCESS);
     }
@@ -140,7 +143,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     if let Some(audit) = &audit {
         println!("audit: {}", terminal(&audit.to_string()));
     }
-    for source in stopgate::archive::change_sources(&turn) {
+    for source in change_sources(&turn, &changes) {
         println!("changes: {}", terminal(&source));
     }
     if !matched.is_empty() {

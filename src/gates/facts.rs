@@ -5,6 +5,7 @@
 //! one cuts the text to the same window, so the hook, `check` and the scan
 //! judge the same words.
 
+use crate::changes::{last_change, TurnChanges};
 use crate::read::{ToolCall, Turn, TurnKind};
 
 use super::sentence;
@@ -69,6 +70,9 @@ pub struct Facts<'a> {
     pub(crate) final_text: &'a str,
     pub(crate) prompt: Option<&'a str>,
     pub(crate) tool_uses: &'a [ToolCall],
+    /// The index in `tool_uses` of the last that changed files, or
+    /// launched a subagent that did ([`TurnChanges::last_own`]).
+    pub(crate) last_change: Option<usize>,
     pub(crate) changed: bool,
     pub(crate) stop_hook_active: bool,
 }
@@ -83,6 +87,7 @@ impl<'a> Facts<'a> {
             final_text: judged_window(final_text),
             prompt: None,
             tool_uses: &[],
+            last_change: None,
             changed: false,
             stop_hook_active: false,
         }
@@ -92,12 +97,18 @@ impl<'a> Facts<'a> {
     /// prompt, tool uses, and whether it (or a subagent it launched)
     /// changed files.
     pub fn of_turn(turn: &'a Turn) -> Facts<'a> {
+        Facts::of_changes(turn, &TurnChanges::of(turn))
+    }
+
+    /// [`Facts::of_turn`], with the turn's changes already judged.
+    pub fn of_changes(turn: &'a Turn, changes: &TurnChanges<'_>) -> Facts<'a> {
         Facts {
             kind: turn.kind(),
             final_text: judged_window(turn.final_text().unwrap_or("")),
             prompt: turn.prompt().map(|p| p.text()),
             tool_uses: turn.tool_uses(),
-            changed: turn.changed(),
+            last_change: changes.last_own(),
+            changed: changes.any(),
             stop_hook_active: false,
         }
     }
@@ -120,7 +131,7 @@ impl<'a> Facts<'a> {
 
     /// These facts, with the main chain's tool uses this turn, in order.
     pub fn with_tool_uses(self, tool_uses: &'a [ToolCall]) -> Facts<'a> {
-        Facts { tool_uses, ..self }
+        Facts { tool_uses, last_change: last_change(tool_uses), ..self }
     }
 
     /// These facts, with whether files changed this turn.

@@ -121,15 +121,16 @@ const GIT_NOT_CHECKS: &[&str] = &[
 const MAX_CHECKS: usize = 32;
 const MAX_NAMES: usize = 16;
 
-/// The checks of `uses` after the last tool use that changed files, in
-/// order, each kind and name once. When `changed` but no use of the turn
-/// changed files (the change was carried to the turn, or only the hook's
-/// flag knows of it), every use of the turn came after it.
+/// The checks of `uses` after `last`, the last tool use that changed
+/// files, in order, each kind and name once. When `changed` but no use of
+/// the turn changed files (the change was carried to the turn, or only the
+/// hook's flag knows of it), every use of the turn came after it.
 pub(crate) fn ran_after_change(
     uses: &[ToolCall],
+    last: Option<usize>,
     changed: bool,
 ) -> Vec<RanCheck> {
-    match crate::read::last_change(uses) {
+    match last {
         Some(last) => checks_in(&uses[last + 1..]),
         None if changed => checks_in(uses),
         None => vec![],
@@ -730,6 +731,7 @@ fn has_number(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::changes::last_change;
     use crate::gates::lang;
 
     fn grounding() -> Grounding {
@@ -822,7 +824,10 @@ mod tests {
                 }))
                 .collect()
         };
-        let checks = |cmds: &[&str]| ran_after_change(&uses(cmds), true);
+        let checks = |cmds: &[&str]| {
+            let uses = uses(cmds);
+            ran_after_change(&uses, last_change(&uses), true)
+        };
         assert!(
             checks(&["git add -A && git commit -m 'add tests'"]).is_empty()
         );
@@ -833,8 +838,8 @@ mod tests {
         // use of the turn came after it.
         let only_a_run =
             [ToolCall::new(Some("b"), "Bash", Some("pytest -q"), 0, 0)];
-        assert_eq!(ran_after_change(&only_a_run, true).len(), 1);
-        assert!(ran_after_change(&only_a_run, false).is_empty());
+        assert_eq!(ran_after_change(&only_a_run, None, true).len(), 1);
+        assert!(ran_after_change(&only_a_run, None, false).is_empty());
     }
 
     #[test]

@@ -19,7 +19,6 @@
 //!   verified it.
 
 use crate::keywords::KeywordSet;
-use crate::read::last_change;
 use crate::read::TurnKind;
 
 use super::facts::Facts;
@@ -174,7 +173,7 @@ pub fn unverified_claim(
     }
     let mut fired = claims.fired(facts.final_text);
     let uses = facts.tool_uses;
-    let after_change = last_change(uses).map_or(0, |i| i + 1);
+    let after_change = facts.last_change.map_or(0, |i| i + 1);
     if let Some(g) = grounding.filter(|_| fired.is_empty()) {
         fired.extend(g.claim(facts.final_text));
         if fired.is_empty() {

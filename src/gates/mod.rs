@@ -536,8 +536,11 @@ impl Gates {
         if settled || !facts.changed {
             return status;
         }
-        let checks =
-            grounded::ran_after_change(facts.tool_uses, facts.changed);
+        let checks = grounded::ran_after_change(
+            facts.tool_uses,
+            facts.last_change,
+            facts.changed,
+        );
         match (self.grounding.report(facts.final_text, &checks), status) {
             (Some(r), _) => AuditStatus::Grounded {
                 command: r.check.command().to_string(),
@@ -558,8 +561,11 @@ impl Gates {
     /// The sentence of the final text that reports a check the turn ran
     /// after its last change, with that check.
     fn grounded_report(&self, facts: &Facts<'_>) -> Option<grounded::Report> {
-        let checks =
-            grounded::ran_after_change(facts.tool_uses, facts.changed);
+        let checks = grounded::ran_after_change(
+            facts.tool_uses,
+            facts.last_change,
+            facts.changed,
+        );
         self.grounding.report(facts.final_text, &checks)
     }
 

@@ -75,7 +75,7 @@ mod state;
 use crate::changes::json_input_changes_files;
 use crate::config::Gate;
 use crate::gates::{text_hash, Facts, Nag, Rule, SessionView, Verdict};
-use crate::judge::Judge;
+use crate::judge::{Judge, TurnChanges};
 use crate::read::{Chain, Format, Transcript, Turn};
 
 use self::state::SessionLock;
@@ -216,11 +216,12 @@ pub fn stop(
             return o;
         }
     };
-    let changes = Changes::under_lock(&lock, &turn, judge);
+    let turn_changes = TurnChanges::of(&turn);
+    let changes = Changes::under_lock(&lock, &turn_changes, judge);
     let mut notes = vec![changes.note()];
     // 5. The gates, on the final text, with what the session remembers.
     let final_text = final_text(input, env.agent, turn.final_text());
-    let facts = Facts::of_turn(&turn)
+    let facts = Facts::of_changes(&turn, &turn_changes)
         .with_final_text(final_text)
         .with_changed(changes.changed())
         .with_stop_hook_active(replying_to_a_block(input, &lock));
@@ -312,14 +313,12 @@ struct Changes<'t> {
 impl<'t> Changes<'t> {
     fn under_lock(
         lock: &SessionLock,
-        turn: &'t Turn,
+        turn: &TurnChanges<'t>,
         judge: &Judge,
     ) -> Changes<'t> {
         let seen = lock.seen();
-        let unseen: Vec<&str> = turn
-            .change_keys()
-            .filter(|k| !seen.iter().any(|s| s == k))
-            .collect();
+        let unseen: Vec<&str> =
+            turn.keys().filter(|k| !seen.iter().any(|s| s == k)).collect();
         let pending = lock.pending();
         let changed =
             judge.changed_at_stop(pending.is_some(), !unseen.is_empty());

@@ -14,8 +14,8 @@ pub(super) enum Need {
     /// Whole turns, as every query and the scan read them.
     #[default]
     Turns,
-    /// Only the tool uses that change files: all a subagent's file is
-    /// read for. Lines that cannot hold a tool use are not parsed.
+    /// Only the tool uses that may change files: all a subagent's file
+    /// is read for. Lines that cannot hold a tool use are not parsed.
     Changes,
 }
 
@@ -36,9 +36,9 @@ pub struct TurnBuilder {
     /// Task or Agent tool uses of the open turn whose result has not named
     /// a subagent yet: only then are tool results worth parsing.
     pub(super) unanswered_launches: usize,
-    /// The ids of the open turn's file-changing tool uses whose result
-    /// has not been met: only their results are worth a look for an error
-    /// ([`Turn::changes`]).
+    /// The ids of the open turn's tool uses that may change files whose
+    /// result has not been met: only their results are worth a look for an
+    /// error ([`Turn::possible_changes`]).
     pub(super) unanswered_changes: Vec<String>,
     /// Where the open turn's last Stop block and last tool use are, and
     /// the blocks since that tool use: a block no line answers is one the

@@ -7,11 +7,11 @@ use super::record::{
     is_blank, Attachment, Block, Content, Record, RecordType,
 };
 use super::sniff::{quick_type, skip_ws, tail_type, Needle};
+use super::tool_input::{EDIT_TOOLS, SHELL_TOOLS};
 use super::turn::{
     Chain, HookFault, Launch, LinePos, TextAt, ToolCall, Turn, TurnKind,
     LAUNCH_TOOLS,
 };
-use crate::changes::{EDIT_TOOLS, SHELL_TOOLS};
 
 /// Prefixes of user lines that wrap command output rather than a prompt.
 const OUTPUT_WRAPPERS: &[&str] = &[
@@ -341,8 +341,8 @@ impl TurnBuilder {
         }
     }
 
-    /// Whether a tool result line answers one of the open turn's
-    /// file-changing tool uses: its result's `tool_use_id`, which Claude
+    /// Whether a tool result line answers one of the open turn's tool uses
+    /// that may change files: its result's `tool_use_id`, which Claude
     /// Code writes in the line's head, one result to a line, is one of
     /// theirs. Each is looked for until met.
     fn answers_change(&mut self, line: &[u8]) -> bool {
@@ -506,7 +506,7 @@ impl TurnBuilder {
                 )
                 .made_at(rec.timestamp())
                 .on_line(pos.line);
-                if let (Some(_), Some(id)) = (call.change(), call.id()) {
+                if let (true, Some(id)) = (call.may_change(), call.id()) {
                     self.unanswered_changes.push(id.to_string());
                 }
                 t.tool_uses.push(call);
@@ -591,9 +591,11 @@ impl TurnBuilder {
                 )
                 .made_at(rec.timestamp())
                 .on_line(pos.line);
-                if call.change().is_some() {
+                if call.may_change() {
                     self.started = true;
-                    self.open.subagent_changes.push(call);
+                    self.open
+                        .subagent_tool_uses
+                        .push(call.by_subagent_of(None));
                 }
             }
         }
@@ -637,7 +639,7 @@ mod turn_builder_example {
         }
         turns.extend(builder.finish());
         assert_eq!(turns.len(), 2);
-        assert!(turns[0].changed());
+        assert!(turns[0].possible_changes().next().is_some());
         assert_eq!(turns[0].final_text(), Some("Added."));
         assert_eq!(turns[0].final_text_line(), Some(3));
         assert_eq!(turns[1].index(), 2);

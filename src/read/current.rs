@@ -91,7 +91,8 @@ impl Transcript {
     /// let turn = t.current_turn(Chain::Main);
     /// assert_eq!(turn.prompt().unwrap().text(), "add a test");
     /// assert_eq!(turn.tool_uses()[0].name(), "Write");
-    /// assert!(turn.changed());
+    /// assert_eq!(turn.tool_uses()[0].path(), Some("x.rs"));
+    /// assert_eq!(turn.possible_changes().count(), 1);
     /// assert_eq!(turn.final_text(), Some("Added."));
     /// ```
     pub fn current_turn(&self, chain: Chain) -> Turn {

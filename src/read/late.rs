@@ -109,8 +109,6 @@ pub(crate) struct LateWork {
     /// Changes of turns that ended in no Stop the agent chose, owed at
     /// the next turn that does ([`Turn::carry`]).
     owed: Vec<ToolCall>,
-    /// The turns the owed changes were made in.
-    owed_from: Vec<usize>,
     /// Whether changes are carried: for Claude Code, whose clients were
     /// seen to keep PostToolUse's flag raised across an interrupt.
     carries: bool,
@@ -122,7 +120,6 @@ impl LateWork {
         LateWork {
             waiting: vec![],
             owed: vec![],
-            owed_from: vec![],
             carries: format == Format::Claude,
         }
     }
@@ -149,8 +146,8 @@ impl LateWork {
             None => vec![],
         };
         turn.add_held(due);
-        if let Some((owed, from)) = self.owed_at(turn) {
-            turn.carry(owed, from);
+        if let Some(owed) = self.owed_at(turn) {
+            turn.carry(owed);
         }
         let held = !late.is_empty();
         self.waiting.extend(late.into_iter().map(|c| (row, c)));
@@ -167,18 +164,18 @@ impl LateWork {
     }
 
     /// The changes owed at `turn`'s Stop, if it ends in one the agent
-    /// chose; if not, its own changes are owed at the next turn's that
-    /// does.
-    fn owed_at(&mut self, turn: &Turn) -> Option<(Vec<ToolCall>, Vec<usize>)> {
+    /// chose; if not, its own possible changes are owed at the next
+    /// turn's that does, each marked with the turn it was made in.
+    fn owed_at(&mut self, turn: &Turn) -> Option<Vec<ToolCall>> {
         if turn.kind().ends_in_stop() {
-            return Some((
-                std::mem::take(&mut self.owed),
-                std::mem::take(&mut self.owed_from),
-            ));
+            return Some(std::mem::take(&mut self.owed));
         }
-        if self.carries && turn.changed() {
-            self.owed.extend(turn.changes().cloned());
-            self.owed_from.push(turn.index());
+        if self.carries {
+            let from = turn.index();
+            self.owed.extend(
+                turn.possible_changes()
+                    .map(|c| c.clone().carried_from_turn(from)),
+            );
         }
         None
     }
@@ -252,13 +249,14 @@ impl Instant {
 
 impl Turn {
     /// Read the files of the subagents this turn launched, and count their
-    /// file changes as the turn's.
+    /// tool uses that may change files as the turn's
+    /// ([`Turn::subagent_tool_uses`]), each marked with the tool use that
+    /// launched its subagent ([`ToolCall::launched_by`]).
     ///
     /// `transcript` is the main transcript's path; a subagent's file is
     /// `<dir>/<session>/subagents/agent-<id>.jsonl` (or, for clients of
     /// late 2025, `<dir>/agent-<id>.jsonl`). A missing or unreadable file
-    /// adds nothing. The Task or Agent tool use that launched a subagent
-    /// which changed files is marked [`ChangeReason::Subagent`](crate::read::ChangeReason::Subagent).
+    /// adds nothing.
     pub fn resolve_subagents(&mut self, transcript: &Path) {
         let none = self.resolve_subagents_by(transcript, |_| false);
         debug_assert!(none.is_empty());
@@ -319,7 +317,7 @@ fn read_subagent_changes(path: &Path) -> Option<Vec<ToolCall>> {
     let t = Transcript::read_tail_regular(path, TURN_MAX_BYTES).ok()?;
     let mut out = vec![];
     let mut keep = |turn: Turn| {
-        out.extend(turn.into_tool_uses().filter(|u| u.change().is_some()));
+        out.extend(turn.into_tool_uses().filter(ToolCall::may_change));
         ControlFlow::Continue(())
     };
     let last = t.turns_from_tracking(
@@ -401,11 +399,11 @@ mod carry_tests {
             .filter(|t| t.index() > 0)
             .map(|t| {
                 let carried = t
-                    .carried_changes()
+                    .carried_tool_uses()
                     .iter()
                     .map(|c| c.key().to_string())
                     .collect();
-                (t.kind(), t.changed(), carried)
+                (t.kind(), t.possible_changes().next().is_some(), carried)
             })
             .collect()
     }
@@ -506,7 +504,7 @@ mod carry_tests {
                 work.fold(turn, Some(path), row);
             }
             let last = turns.last().unwrap();
-            assert_eq!(last.carried_changes().len(), carried, "{format:?}");
+            assert_eq!(last.carried_tool_uses().len(), carried, "{format:?}");
         }
     }
 }
@@ -526,12 +524,9 @@ mod subagent_tests {
         let mut out = vec![];
         for turn in t.turns(Chain::Subagent) {
             out.extend(
-                turn.tool_uses()
-                    .iter()
-                    .filter(|u| u.change().is_some())
-                    .cloned(),
+                turn.tool_uses().iter().filter(|u| u.may_change()).cloned(),
             );
-            out.extend_from_slice(turn.subagent_changes());
+            out.extend_from_slice(turn.subagent_tool_uses());
         }
         Some(out)
     }

@@ -13,16 +13,19 @@
 //! * `query.rs`: the queries ([`Transcript::final_assistant_text`],
 //!   [`Transcript::entrypoint`]);
 //! * `turn.rs`: the turn model ([`Turn`], [`ToolCall`]), data only;
+//! * `tool_input.rs`: what the reader keeps of a tool's input, and which
+//!   of the agents' tools edit files or run a shell command;
 //! * `builder.rs`: the one accumulator of turns, which every format feeds;
 //! * one file per agent format: `claude.rs` (Claude Code's records, and
 //!   the byte probes that leave most lines unparsed), `codex.rs` (Codex
 //!   CLI's rollouts) and `gemini.rs` (Gemini CLI's chat logs);
 //! * `reader.rs`: lines in, turns out, whichever format wrote them.
 //!
-//! A turn's tool uses say whether they changed files ([`ToolCall::change`]):
-//! the reader asks the one rule table ([`tool_changes_files`]) as it goes,
-//! because it keeps only what a changing tool use needs, and carries an
-//! interrupted turn's changes to the next.
+//! Whether a tool use changed files is the judge's to say (a shell
+//! command must be lexed): the reader keeps every tool use that may have
+//! ([`ToolCall::may_change`]), the subagents' and those an interrupted
+//! turn carries to the next included ([`Turn::possible_changes`]), and
+//! nothing more of the others.
 //!
 //! Nothing here knows about configs, gates, hooks, settings files or the
 //! command line, so another tool can link this module alone.
@@ -42,6 +45,7 @@ pub(crate) mod record;
 pub(crate) mod sniff;
 mod source;
 mod tape;
+pub(crate) mod tool_input;
 pub(crate) mod turn;
 
 #[cfg(all(test, feature = "hook"))]
@@ -53,14 +57,12 @@ pub use self::query::{FinalMessage, FinalText};
 #[cfg(feature = "archive")]
 pub(crate) use self::source::open_regular;
 pub use self::source::Transcript;
+#[cfg(feature = "judge")]
+pub(crate) use self::tool_input::{ToolInput, EDIT_TOOLS};
+pub(crate) use self::turn::safe_id;
 pub use self::turn::{
     Chain, HookFault, Prompt, StopBlocks, ToolCall, Turn, TurnKind,
 };
-pub use crate::changes::{tool_changes_files, ChangeReason};
-
-#[cfg(feature = "judge")]
-pub(crate) use self::turn::last_change;
-pub(crate) use self::turn::safe_id;
 #[cfg(feature = "archive")]
 pub(crate) use self::{
     format::PROBE_LINES, late::LateWork, query::HeadEntrypoint,

@@ -372,7 +372,7 @@ mod turn_reader_example {
         assert_eq!(reader.session_id(), Some("s1"));
         let turns = reader.finish();
         assert_eq!(turns.len(), 1);
-        assert!(turns[0].changed());
+        assert!(turns[0].possible_changes().next().is_some());
         assert_eq!(turns[0].final_text(), Some("Done."));
     }
 }
@@ -453,7 +453,7 @@ mod held_lines {
         let (turns, _, _) = turns(bytes.as_bytes(), true);
         assert_eq!(turns.len(), 1);
         assert_eq!(turns[0].final_text(), Some("Done."));
-        assert!(turns[0].changed());
+        assert!(turns[0].possible_changes().next().is_some());
     }
 
     /// One line of a generated Claude Code transcript.

@@ -43,7 +43,7 @@ use serde::Deserialize;
 use simd_json::{fill_tape_padded, Tape, INPUT_PADDING};
 
 use super::tape::TapeDe;
-use crate::changes::{CommandField, ShellInput};
+use super::tool_input::{CommandField, ToolInput};
 
 /// A reusable parser for transcript lines.
 ///
@@ -539,7 +539,7 @@ pub enum Block<'a> {
 pub struct ToolUse<'a> {
     id: Option<&'a str>,
     name: Option<&'a str>,
-    input: ShellInput<'a>,
+    input: ToolInput<'a>,
 }
 
 impl<'a> ToolUse<'a> {
@@ -555,7 +555,7 @@ impl<'a> ToolUse<'a> {
 
     /// What the file-change rules read of the tool's `input`: its
     /// `command` and `cmd` fields.
-    pub fn input(&self) -> &ShellInput<'a> {
+    pub fn input(&self) -> &ToolInput<'a> {
         &self.input
     }
 }
@@ -675,11 +675,11 @@ impl<'de> Deserialize<'de> for Str<'de> {
     }
 }
 
-impl<'de> Deserialize<'de> for ShellInput<'de> {
+impl<'de> Deserialize<'de> for ToolInput<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = ShellInput<'de>;
+            type Value = ToolInput<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
             }
@@ -687,7 +687,7 @@ impl<'de> Deserialize<'de> for ShellInput<'de> {
                 self,
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
-                let mut input = ShellInput::default();
+                let mut input = ToolInput::default();
                 while let Some(key) = map.next_key::<InputKey>()? {
                     match key {
                         InputKey::Command => {
@@ -705,7 +705,7 @@ impl<'de> Deserialize<'de> for ShellInput<'de> {
                 }
                 Ok(input)
             }
-            lenient_rest!(ShellInput::default(); bool, num, unit, str, seq);
+            lenient_rest!(ToolInput::default(); bool, num, unit, str, seq);
         }
         d.deserialize_any(V)
     }
@@ -1207,7 +1207,7 @@ impl<'de> DeserializeSeed<'de> for BlockSeed {
                         BlockKey::Id => id = map.next_value::<Str>()?.0,
                         BlockKey::Name => name = map.next_value::<Str>()?.0,
                         BlockKey::Input => {
-                            input = Some(map.next_value::<ShellInput>()?)
+                            input = Some(map.next_value::<ToolInput>()?)
                         }
                         BlockKey::ToolUseId => {
                             tool_use_id = map.next_value::<Str>()?.0

@@ -47,7 +47,7 @@
 
 use std::borrow::Cow;
 
-use crate::changes::{ChangeReason, ShellInput};
+use super::tool_input::{ToolInput, EDIT_TOOLS, SHELL_TOOLS};
 
 /// Which lines a turn follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,10 +108,8 @@ pub struct Turn {
     pub(super) timestamp: Option<String>,
     pub(super) ended: Option<String>,
     pub(super) tool_uses: Vec<ToolCall>,
-    pub(super) subagent_changes: Vec<ToolCall>,
+    pub(super) subagent_tool_uses: Vec<ToolCall>,
     pub(super) carried: Vec<ToolCall>,
-    /// The turns the carried changes were made in.
-    pub(super) carried_from: Vec<usize>,
     /// The ids of the turn's tool uses whose result is an error.
     pub(super) failed: Vec<String>,
     pub(super) launches: Vec<Launch>,
@@ -169,14 +167,17 @@ impl Turn {
         &self.tool_uses
     }
 
-    /// The file-changing tool uses of the subagents the turn launched:
-    /// sidechain lines in the main file, and resolved subagent files.
-    pub fn subagent_changes(&self) -> &[ToolCall] {
-        &self.subagent_changes
+    /// The tool uses of the subagents the turn launched that may have
+    /// changed files ([`ToolCall::may_change`]): sidechain lines in the
+    /// main file, and resolved subagent files.
+    pub fn subagent_tool_uses(&self) -> &[ToolCall] {
+        &self.subagent_tool_uses
     }
 
-    /// The file changes of earlier turns that ended in no Stop (the user
-    /// interrupted them), which this turn's Stop is the first to see.
+    /// The tool uses of earlier turns that ended in no Stop (the user
+    /// interrupted them) that may have changed files, which this turn's
+    /// Stop is the first to see ([`ToolCall::carried_from`] says which
+    /// turn made each).
     ///
     /// No Stop fires when the user interrupts Claude Code, so the flag
     /// PostToolUse raised stays up, and the next Stop judges the change,
@@ -184,65 +185,44 @@ impl Turn {
     /// carried (not one the user declined, or that failed), and only in
     /// Claude Code transcripts read whole ([`Transcript::turns_with_subagents`](crate::read::Transcript::turns_with_subagents)
     /// and the archive scan); a turn read alone carries nothing.
-    pub fn carried_changes(&self) -> &[ToolCall] {
+    pub fn carried_tool_uses(&self) -> &[ToolCall] {
         &self.carried
     }
 
-    /// The numbers ([`Turn::index`]) of the turns the
-    /// [`carried changes`](Turn::carried_changes) were made in.
-    pub fn carried_from(&self) -> &[usize] {
-        &self.carried_from
-    }
-
-    /// Whether any tool use of the turn, its subagents' included, changed
-    /// files, or changes are carried to it ([`Turn::carried_changes`]):
-    /// whether the turn has [`Turn::changes`].
-    pub fn changed(&self) -> bool {
-        self.changes().next().is_some()
-    }
-
-    /// The stable keys ([`ToolCall::key`]) of the turn's
-    /// [`Turn::changes`]: what the hook records as audited.
-    pub fn change_keys(&self) -> impl Iterator<Item = &str> {
-        self.changes().map(ToolCall::key)
-    }
-
-    /// The turn's file changes that ran to the end: its file-changing tool
-    /// uses (not the launches of subagents, whose changes are counted
-    /// themselves), its subagents' changes, and the changes carried to it;
-    /// not one whose result is an error (`is_error`: the user declined or
-    /// interrupted it, or it failed). Claude Code runs no PostToolUse hook
-    /// after such a tool use, so the hook's flag never sees it, and it
-    /// changed nothing the agent must answer for.
-    pub fn changes(&self) -> impl Iterator<Item = &ToolCall> {
+    /// The tool uses that may have changed files for this turn's Stop to
+    /// answer for ([`ToolCall::may_change`]): its own, its subagents' and
+    /// those carried to it, in that order; not one whose result is an
+    /// error (`is_error`: the user declined or interrupted it, or it
+    /// failed). Claude Code runs no PostToolUse hook after such a tool
+    /// use, so the hook's flag never sees it, and it changed nothing the
+    /// agent must answer for. Which of them did change files is the
+    /// judge's to say.
+    pub fn possible_changes(&self) -> impl Iterator<Item = &ToolCall> {
         self.tool_uses
             .iter()
-            .filter(|u| {
-                u.change().is_some_and(|c| c != ChangeReason::Subagent)
-            })
-            .chain(self.subagent_changes.iter())
+            .filter(|u| u.may_change())
+            .chain(self.subagent_tool_uses.iter())
             .chain(self.carried.iter())
-            .filter(|c| {
-                c.id().is_none_or(|id| !self.failed.iter().any(|f| f == id))
-            })
+            .filter(|c| self.ran_to_end(c))
     }
 
-    /// Count `changes`, made in earlier turns that ended in no Stop the
-    /// agent chose, as this turn's too ([`Turn::carried_changes`]).
+    /// Whether `call` ran to the end: no result of the turn with its id is
+    /// an error.
+    pub fn ran_to_end(&self, call: &ToolCall) -> bool {
+        call.id().is_none_or(|id| !self.failed.iter().any(|f| f == id))
+    }
+
+    /// Count `calls`, made in earlier turns that ended in no Stop the
+    /// agent chose, as this turn's too ([`Turn::carried_tool_uses`]).
     ///
     /// No Stop fires when the user interrupts the agent, so a change made
     /// in an interrupted turn is still unaudited when the next turn
     /// begins; the hook sees it at the first Stop after it (PostToolUse's
     /// flag stays raised), whatever that turn itself does. The interrupted
-    /// turn keeps its changes: it made them, though no finding applies
+    /// turn keeps its tool uses: it made them, though no finding applies
     /// to it ([`TurnKind::ends_in_stop`]).
-    pub(crate) fn carry(
-        &mut self,
-        changes: impl IntoIterator<Item = ToolCall>,
-        from: impl IntoIterator<Item = usize>,
-    ) {
-        self.carried.extend(changes);
-        self.carried_from.extend(from);
+    pub(crate) fn carry(&mut self, calls: impl IntoIterator<Item = ToolCall>) {
+        self.carried.extend(calls);
     }
 
     /// The subagents the turn launched, by `agentId`.
@@ -378,24 +358,18 @@ impl Turn {
         held
     }
 
-    /// Count `changes`, subagents' file changes, as this turn's; the Task
-    /// or Agent tool use of this turn that launched one is marked
-    /// [`ChangeReason::Subagent`] (a later turn that takes a change made
-    /// after its launching turn ended has no such tool use).
+    /// Count `changes`, subagents' tool uses that may change files, as
+    /// this turn's, each marked with the tool use that launched its
+    /// subagent ([`ToolCall::launched_by`]).
     pub(crate) fn add_held(
         &mut self,
         changes: impl IntoIterator<Item = HeldChange>,
     ) {
-        for HeldChange { launch, call } in changes {
-            if let Some(u) = self
-                .tool_uses
-                .iter_mut()
-                .find(|u| u.id().is_some() && u.id() == launch.as_deref())
-            {
-                u.change = Some(ChangeReason::Subagent);
-            }
-            self.subagent_changes.push(call);
-        }
+        self.subagent_tool_uses.extend(changes.into_iter().map(
+            |HeldChange { launch, call }| {
+                call.by_subagent_of(launch.as_deref())
+            },
+        ));
     }
 
     /// Count the file changes of `agents`, background subagents launched
@@ -415,8 +389,9 @@ impl Turn {
                 continue;
             }
             seen.push(agent);
-            if let Some(changes) = read(agent) {
-                self.subagent_changes.extend(changes);
+            if let Some(calls) = read(agent) {
+                self.subagent_tool_uses
+                    .extend(calls.into_iter().map(|c| c.by_subagent_of(None)));
             }
         }
     }
@@ -567,13 +542,26 @@ pub struct ToolCall {
     /// thousands of tool uses, and their names need no allocation each.
     name: Cow<'static, str>,
     command: Option<String>,
-    change: Option<ChangeReason>,
-    /// For a tool use that changes files, its line's timestamp.
+    /// For a tool use that may change files, its line's timestamp.
     at: Option<Box<str>>,
-    /// For a tool use that changes files, the file its input names.
+    /// For a tool use that may change files, the file its input names.
     path: Option<Box<str>>,
     /// Its line's number in its file, when the reader counted lines.
     line: Option<u64>,
+    origin: Origin,
+}
+
+/// Where a tool use that a turn counts was made, when not in the turn's
+/// own chain.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+enum Origin {
+    /// In the turn's own chain.
+    #[default]
+    Own,
+    /// By a subagent, launched by the tool use of this id when known.
+    Subagent(Option<Box<str>>),
+    /// In the earlier turn of this number, which ended in no Stop.
+    Carried(usize),
 }
 
 /// What a tool use's `id` was: the key holds it when it was given.
@@ -590,8 +578,8 @@ enum IdForm {
 /// The tool names kept without an allocation: the ones the rules know,
 /// and the agents' other everyday tools.
 const COMMON_TOOLS: &[&[&str]] = &[
-    crate::changes::EDIT_TOOLS,
-    crate::changes::SHELL_TOOLS,
+    EDIT_TOOLS,
+    SHELL_TOOLS,
     LAUNCH_TOOLS,
     &[
         "Read",
@@ -616,12 +604,10 @@ fn tool_name(name: &str) -> Cow<'static, str> {
 }
 
 impl ToolCall {
-    /// A tool use, judged once by the rule table
-    /// ([`tool_changes_files`](crate::read::tool_changes_files)).
-    /// `command` is the shell command of a tool that runs one (`Bash`; it
-    /// is ignored for other tools). `offset` (its line's) and `block` (its
-    /// index in the line's content) place it in the file, which keys a
-    /// tool use without an id.
+    /// A tool use. `command` is the shell command of a tool that runs one
+    /// (`Bash`; it is ignored for other tools). `offset` (its line's) and
+    /// `block` (its index in the line's content) place it in the file,
+    /// which keys a tool use without an id.
     ///
     /// # Example
     ///
@@ -630,8 +616,10 @@ impl ToolCall {
     ///
     /// let edit = ToolCall::new(Some("t1"), "Edit", None, 0, 0);
     /// let grep = ToolCall::new(Some("t2"), "Bash", Some("grep -i todo f"), 0, 1);
-    /// assert!(edit.change().is_some());
-    /// assert!(grep.change().is_none() && grep.runs_command());
+    /// let read = ToolCall::new(Some("t3"), "Read", None, 0, 2);
+    /// assert!(edit.edits() && edit.may_change());
+    /// assert!(grep.runs_command() && grep.may_change());
+    /// assert!(!read.may_change());
     /// ```
     pub fn new(
         id: Option<&str>,
@@ -640,7 +628,7 @@ impl ToolCall {
         offset: u64,
         block: usize,
     ) -> ToolCall {
-        let input = ShellInput::of_command(command);
+        let input = ToolInput::of_command(command);
         ToolCall::from_input(id, name, &input, offset, block)
     }
 
@@ -653,15 +641,15 @@ impl ToolCall {
         offset: u64,
         block: usize,
     ) -> ToolCall {
-        let input = ShellInput::of_value(input);
+        let input = ToolInput::of_value(input);
         ToolCall::from_input(id, name, &input, offset, block)
     }
 
-    /// [`ToolCall::new`], from the fields of the input the rules read.
+    /// [`ToolCall::new`], from the fields of the input the reader keeps.
     pub(crate) fn from_input(
         id: Option<&str>,
         name: &str,
-        input: &ShellInput<'_>,
+        input: &ToolInput<'_>,
         offset: u64,
         block: usize,
     ) -> ToolCall {
@@ -672,23 +660,25 @@ impl ToolCall {
                 if id.is_some() { IdForm::Empty } else { IdForm::Absent },
             ),
         };
-        let change = input.changes_files(name);
+        let command = input.shell_command(name).map(|c| c.into_owned());
+        let edits = EDIT_TOOLS.contains(&name);
+        let may_change = edits || command.is_some();
         ToolCall {
             key,
             id,
             name: tool_name(name),
-            command: input.shell_command(name).map(|c| c.into_owned()),
-            path: change.and(input.file_path).map(Box::from),
-            change,
+            command,
+            path: input.file_path.filter(|_| may_change).map(Box::from),
             at: None,
             line: None,
+            origin: Origin::Own,
         }
     }
 
-    /// This tool use, made on a line of `timestamp`: kept if it changes
+    /// This tool use, made on a line of `timestamp`: kept if it may change
     /// files ([`ToolCall::at`]).
     pub(crate) fn made_at(mut self, timestamp: Option<&str>) -> ToolCall {
-        if self.change.is_some() {
+        if self.may_change() {
             self.at = timestamp.map(Box::from);
         }
         self
@@ -699,7 +689,7 @@ impl ToolCall {
         ToolCall { line, ..self }
     }
 
-    /// For a tool use that changes files, the file its input names
+    /// For a tool use that may change files, the file its input names
     /// (`file_path`; the first file of an `apply_patch`), when it names
     /// one.
     pub fn path(&self) -> Option<&str> {
@@ -713,7 +703,7 @@ impl ToolCall {
         self.line
     }
 
-    /// For a tool use that changes files, the timestamp of its line, when
+    /// For a tool use that may change files, the timestamp of its line, when
     /// the reader had one: when the agent asked for the change. A change
     /// that a background subagent made after the turn that launched it
     /// ended is a later turn's.
@@ -747,26 +737,62 @@ impl ToolCall {
         self.command.as_deref()
     }
 
-    /// Whether and why the tool use changes files.
-    pub fn change(&self) -> Option<ChangeReason> {
-        self.change
+    /// Whether the tool is one that changes files whatever its input
+    /// (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`, `apply_patch`,
+    /// `write_file`, `replace`).
+    pub fn edits(&self) -> bool {
+        EDIT_TOOLS.contains(&&*self.name)
     }
 
     /// Whether the tool use could have verified something: it ran a
-    /// command.
+    /// command (`Bash`, `run_shell_command`, `exec_command`, `shell`,
+    /// `shell_command`, `local_shell`).
     pub fn runs_command(&self) -> bool {
-        crate::changes::SHELL_TOOLS.contains(&&*self.name)
+        SHELL_TOOLS.contains(&&*self.name)
     }
-}
 
-/// The index of the last tool use in `uses` that changes files.
-///
-/// The hook keys "this change was already audited" on it, the hollow-audit
-/// gate looks for verification after it, and the archive scanner marks a
-/// turn as changed when there is one.
-#[cfg(feature = "judge")]
-pub(crate) fn last_change(uses: &[ToolCall]) -> Option<usize> {
-    uses.iter().rposition(|u| u.change().is_some())
+    /// Whether the tool use may have changed files: an editing tool, or a
+    /// shell command (which the judge reads to tell). The reader keeps
+    /// these wherever a turn's changes may come from.
+    pub fn may_change(&self) -> bool {
+        self.edits() || self.command.is_some()
+    }
+
+    /// Whether a subagent made the tool use (in its own file, or on the
+    /// sidechain lines of older clients), for the turn that launched it.
+    pub fn by_subagent(&self) -> bool {
+        matches!(self.origin, Origin::Subagent(_))
+    }
+
+    /// For a subagent's tool use, the id of the Task or Agent tool use that
+    /// launched the subagent, when the reader knows it.
+    pub fn launched_by(&self) -> Option<&str> {
+        match &self.origin {
+            Origin::Subagent(launch) => launch.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// For a tool use carried to a later turn
+    /// ([`Turn::carried_tool_uses`]), the number of the turn it was made
+    /// in.
+    pub fn carried_from(&self) -> Option<usize> {
+        match self.origin {
+            Origin::Carried(turn) => Some(turn),
+            _ => None,
+        }
+    }
+
+    /// This tool use, made by a subagent that the tool use `launch`
+    /// launched.
+    pub(crate) fn by_subagent_of(self, launch: Option<&str>) -> ToolCall {
+        ToolCall { origin: Origin::Subagent(launch.map(Box::from)), ..self }
+    }
+
+    /// This tool use, carried from turn `turn`.
+    pub(crate) fn carried_from_turn(self, turn: usize) -> ToolCall {
+        ToolCall { origin: Origin::Carried(turn), ..self }
+    }
 }
 
 /// The tools whose result may name a subagent (`toolUseResult.agentId`).
@@ -835,7 +861,7 @@ mod tool_call_tests {
         assert_eq!((absent.id(), absent.key()), (None, "noid:8:0"));
         assert_ne!(empty, absent);
         assert_eq!(given.command(), Some("rm a"));
-        assert!(given.runs_command() && given.change().is_some());
+        assert!(given.runs_command() && given.may_change());
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub fn record_parse(data: &[u8]) {
                     let input = want.get("input").unwrap_or(&null);
                     assert_eq!(
                         u.input(),
-                        &stopgate::internals::ShellInput::of_value(input),
+                        &stopgate::internals::ToolInput::of_value(input),
                         "tool input of {:?}",
                         String::from_utf8_lossy(data)
                     );
