@@ -36,5 +36,8 @@ pub fn for_each_streamed_line<R: std::io::Read>(
     chunk: usize,
     mut f: impl FnMut(&[u8]),
 ) -> std::io::Result<u64> {
-    crate::archive::for_each_line(reader, chunk, usize::MAX, |l| f(l.bytes))
+    let buffer = &mut vec![];
+    crate::archive::for_each_line(reader, (chunk, usize::MAX), buffer, |l| {
+        f(l.bytes)
+    })
 }

@@ -37,6 +37,7 @@ pub use self::scan::{
     Evidence, FileReport, Finding, ScanOptions, TurnReport, ORPHAN_NOTE,
     UNJUDGED,
 };
+use self::scan::{scan_file_in, ScanSpace};
 pub use self::walk::{default_root, walk, Candidate, Walk, Walked};
 
 /// How many files may be scanned or wait to be handed out, per thread:
@@ -115,13 +116,15 @@ where
     let threads = threads.max(1);
     let window =
         threads.saturating_mul(IN_FLIGHT_PER_THREAD).min(MAX_IN_FLIGHT);
-    let work = |c: Candidate| {
-        crate::read::recycle_parsers();
-        let report = scan_file(&c.path, judge, options);
+    // Each thread keeps its parsers and buffer from one file to the next.
+    let work = |space: &mut ScanSpace, c: Candidate| {
+        let report = scan_file_in(&c.path, judge, options, space);
         progress(c.len);
         report
     };
-    ordered::for_each_ordered(files.into_iter(), threads, window, work, each)
+    let files = files.into_iter();
+    let space = &ScanSpace::default;
+    ordered::for_each_ordered(files, (threads, window), space, work, each)
         .map_err(|e| Error::thread_pool(&e))
 }
 

@@ -282,7 +282,9 @@ impl<I: Iterator, R> Drop for Unwinding<'_, I, R> {
 /// Apply `work` to every item of `items` on `threads` threads (the calling
 /// one among them), and call `each` with the results in the items' order,
 /// on the calling thread. At most `window` items are taken and not yet
-/// handed to `each`.
+/// handed to `each`. Each thread makes its own `space` once and hands it
+/// to `work` with each of its items: what a worker keeps from one item to
+/// the next (a scan's parsers and buffer).
 ///
 /// `each` may take what it wants of a result; what it leaves is dropped
 /// on the thread that made the result ([`Made`]).
@@ -294,17 +296,17 @@ impl<I: Iterator, R> Drop for Unwinding<'_, I, R> {
 ///
 /// The error of the operating system when a helper thread cannot be
 /// started; then `each` is never called.
-pub(crate) fn for_each_ordered<I, R, W>(
+pub(crate) fn for_each_ordered<I, R, S, W>(
     items: I,
-    threads: usize,
-    window: usize,
+    (threads, window): (usize, usize),
+    space: &(dyn Fn() -> S + Sync),
     work: W,
     each: &mut dyn FnMut(&mut R),
 ) -> std::io::Result<()>
 where
     I: Iterator + Send,
     R: Send,
-    W: Fn(I::Item) -> R + Sync,
+    W: Fn(&mut S, I::Item) -> R + Sync,
 {
     let pipeline = Pipeline {
         helpers: threads.max(1) - 1,
@@ -328,20 +330,23 @@ where
     std::thread::scope(|scope| {
         let _closing = Closing(pipeline);
         for me in 0..pipeline.helpers {
-            std::thread::Builder::new()
-                .spawn_scoped(scope, move || helper(pipeline, work, me))?;
+            std::thread::Builder::new().spawn_scoped(scope, move || {
+                let mut space = space();
+                helper(pipeline, |item| work(&mut space, item), me)
+            })?;
         }
-        caller(pipeline, work, each);
+        let mut space = space();
+        caller(pipeline, |item| work(&mut space, item), each);
         Ok(())
     })
 }
 
 /// A helper thread's part (helper number `me`): take items when the window
 /// has room, work on them, leave their results; until the items run out.
-fn helper<I, R, W>(pipeline: &Pipeline<I, R>, work: &W, me: usize)
+fn helper<I, R, W>(pipeline: &Pipeline<I, R>, mut work: W, me: usize)
 where
     I: Iterator,
-    W: Fn(I::Item) -> R,
+    W: FnMut(I::Item) -> R,
 {
     let _unwinding = Unwinding(pipeline);
     let (mut batch, mut pace) = (vec![], Pace::default());
@@ -397,11 +402,11 @@ impl<I: Iterator, R> Drop for Closing<'_, I, R> {
 /// item, else wait for the next result.
 fn caller<I, R, W>(
     pipeline: &Pipeline<I, R>,
-    work: &W,
+    mut work: W,
     each: &mut dyn FnMut(&mut R),
 ) where
     I: Iterator,
-    W: Fn(I::Item) -> R,
+    W: FnMut(I::Item) -> R,
 {
     let mut s = pipeline.lock();
     // The results handed out in one go: all those ready, in order, under
@@ -445,7 +450,7 @@ fn caller<I, R, W>(
             let pulled = pipeline.pull(n, &mut batch);
             let started = Instant::now();
             let worked = batch.len();
-            results.extend(batch.drain(..).map(work));
+            results.extend(batch.drain(..).map(&mut work));
             pace.worked(worked, started.elapsed());
             s = pipeline.lock();
             if let Some(count) = pulled.ended {
@@ -472,9 +477,9 @@ mod tests {
         let mut out = vec![];
         for_each_ordered(
             0..n,
-            threads,
-            window,
-            |i| {
+            (threads, window),
+            &|| (),
+            |_, i| {
                 // Uneven work, so results finish out of order.
                 if i % 7 == 0 {
                     std::thread::sleep(std::time::Duration::from_micros(200));
@@ -520,9 +525,9 @@ mod tests {
                     let mut out = vec![];
                     for_each_ordered(
                         items,
-                        threads,
-                        window,
-                        |i| i,
+                        (threads, window),
+                        &|| (),
+                        |_, i| i,
                         &mut |r: &mut usize| out.push(*r),
                     )
                     .unwrap();
@@ -578,9 +583,9 @@ mod tests {
         let mut seen = 0;
         for_each_ordered(
             0..2_000,
-            2,
-            window,
-            |_| Made {
+            (2, window),
+            &|| (),
+            |_, _| Made {
                 on: std::thread::current().id(),
                 dropped: &dropped,
                 elsewhere: &elsewhere,
@@ -604,7 +609,7 @@ mod tests {
             let out = t - handed.load(Ordering::SeqCst);
             most.fetch_max(out, Ordering::SeqCst);
         });
-        for_each_ordered(items, 4, 10, |i| i, &mut |_| {
+        for_each_ordered(items, (4, 10), &|| (), |_, i| i, &mut |_| {
             handed.fetch_add(1, Ordering::SeqCst);
         })
         .unwrap();
@@ -619,9 +624,9 @@ mod tests {
                 let mut n = 0;
                 for_each_ordered(
                     0..1000,
-                    3,
-                    8,
-                    |i| {
+                    (3, 8),
+                    &|| (),
+                    |_, i| {
                         if i == 100 {
                             panic!("boom");
                         }

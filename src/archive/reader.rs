@@ -15,7 +15,6 @@
 //! `\n`, a trailing `\r` stripped, the bytes after the last `\n` an
 //! unterminated line.
 
-use std::cell::Cell;
 use std::io::{self, Read};
 
 use memchr::memchr_iter;
@@ -52,20 +51,23 @@ fn strip_cr(b: &[u8]) -> &[u8] {
     b.strip_suffix(b"\r").unwrap_or(b)
 }
 
-/// Call `f` on every line of `reader`, reading `chunk` bytes at a time.
+/// Call `f` on every line of `reader`, reading `chunk` bytes at a time
+/// into `buffer`, which a reader of many files keeps from one to the next
+/// (a new one would be zeroed, a chunk's worth, for every file).
 ///
 /// A line longer than `max_line` bytes is handed out once, with no bytes
 /// and [`ChunkLine::too_long`] set. Returns the number of bytes read. The
 /// biggest buffer it holds is about `max_line` plus `chunk` (twice that
-/// while it grows).
+/// while it grows); a buffer a long line grew is not kept.
 pub(crate) fn for_each_line<R: Read>(
     mut reader: R,
-    chunk: usize,
-    max_line: usize,
+    (chunk, max_line): (usize, usize),
+    buffer: &mut Vec<u8>,
     mut f: impl FnMut(ChunkLine<'_>),
 ) -> io::Result<u64> {
     let chunk = chunk.max(1);
-    let mut w = Window { buf: BUFFER.take(), start: 0, end: 0, base: 0 };
+    let buf = std::mem::take(buffer);
+    let mut w = Window { buf, start: 0, end: 0, base: 0 };
     let mut total = 0u64;
     // The offset of a line over the cap whose bytes are being dropped.
     let mut skipping: Option<u64> = None;
@@ -76,7 +78,7 @@ pub(crate) fn for_each_line<R: Read>(
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                keep(w.buf, chunk);
+                keep(w.buf, chunk, buffer);
                 return Err(e);
             }
         };
@@ -90,7 +92,7 @@ pub(crate) fn for_each_line<R: Read>(
     } else if w.start < w.end {
         f(w.line(w.start, w.end, false, max_line));
     }
-    keep(w.buf, chunk);
+    keep(w.buf, chunk, buffer);
     Ok(total)
 }
 
@@ -172,17 +174,11 @@ impl Window {
     }
 }
 
-thread_local! {
-    /// Each thread's buffer, kept from one file to the next: a new one
-    /// would be zeroed, a chunk's worth, for every file of a scan.
-    static BUFFER: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
-}
-
-/// Keep `buf` for the thread's next file, unless a long line grew it: a
-/// scan's memory between files stays near a chunk per thread.
-fn keep(buf: Vec<u8>, chunk: usize) {
+/// Keep `buf` in `buffer` for the next file, unless a long line grew it:
+/// a scan's memory between files stays near a chunk per thread.
+fn keep(buf: Vec<u8>, chunk: usize, buffer: &mut Vec<u8>) {
     if buf.len() <= 2 * chunk {
-        BUFFER.set(buf);
+        *buffer = buf;
     }
 }
 
@@ -201,7 +197,7 @@ mod tests {
         max: usize,
     ) -> Vec<(Vec<u8>, bool)> {
         let mut out = vec![];
-        for_each_line(data, chunk, max, |l| {
+        for_each_line(data, (chunk, max), &mut vec![], |l| {
             if l.too_long {
                 out.push((b"<too long>".to_vec(), l.terminated));
                 return;
@@ -275,7 +271,7 @@ mod tests {
         }
         let reader = Endless(64 << 20).chain(&b"\nok\n"[..]);
         let mut lines = vec![];
-        for_each_line(reader, 4096, 1 << 20, |l| {
+        for_each_line(reader, (4096, 1 << 20), &mut vec![], |l| {
             lines.push((l.too_long, l.offset, l.bytes.to_vec()))
         })
         .unwrap();

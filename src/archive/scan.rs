@@ -26,8 +26,8 @@ use super::reader::{for_each_line, ChunkLine};
 use crate::gates::{AuditStatus, Block, Rule};
 use crate::judge::{Judge, TurnChanges};
 use crate::read::{
-    Chain, Format, HeadEntrypoint, HookFault, LateWork, LinePos, ToolCall,
-    Turn, TurnKind, TurnReader, PROBE_LINES,
+    Chain, Format, HeadEntrypoint, HookFault, LateWork, LinePos, Parsers,
+    ToolCall, Turn, TurnKind, TurnReader, PROBE_LINES,
 };
 
 /// A finding, from the fixed vocabulary of `stopgate scan`.
@@ -278,12 +278,36 @@ pub const UNJUDGED: &str = "unjudged";
 pub const ORPHAN_NOTE: &str =
     "the session's main file is missing: this subagent's work stands alone";
 
+/// What a thread of the scan keeps from one file to the next, and lends
+/// to each file's readers in turn: parsers' space and the read buffer
+/// (see `read/parsers.rs` for why).
+#[derive(Debug, Default)]
+pub(crate) struct ScanSpace {
+    /// The parsers of a file's turns, of its format's probe and of its
+    /// subagents' files.
+    parsers: Parsers,
+    /// The parsers its head's entrypoint is judged with, as the bytes
+    /// stream past: alive beside the others.
+    head: Parsers,
+    buffer: Vec<u8>,
+}
+
 /// Scan one file. Errors are reported in [`FileReport::error`], never
 /// raised: a scan goes on past a bad file.
 pub fn scan_file(
     path: &Path,
     judge: &Judge,
     options: &ScanOptions,
+) -> FileReport {
+    scan_file_in(path, judge, options, &mut ScanSpace::default())
+}
+
+/// [`scan_file`], with the space of a reader of many files.
+pub(crate) fn scan_file_in(
+    path: &Path,
+    judge: &Judge,
+    options: &ScanOptions,
+    space: &mut ScanSpace,
 ) -> FileReport {
     let (session_id, subagent) = session_of(path);
     let orphan = subagent && !main_file_of(path).is_some_and(|m| m.is_file());
@@ -301,15 +325,16 @@ pub fn scan_file(
     match crate::read::open_regular(path) {
         Ok((file, _)) => {
             // The entrypoint is learnt from the head as it streams past.
-            let head = RefCell::new(HeadEntrypoint::default());
+            let parsers = std::mem::take(&mut space.head);
+            let head = RefCell::new(HeadEntrypoint::with_parsers(parsers));
             let reader = HeadTee { inner: file, head: &head };
             let mut report = scan_stream(
-                path,
-                reader,
+                (path, reader),
                 Entrypoint::Streamed(&head),
-                judge,
-                options,
+                (judge, options),
+                space,
             );
+            space.head = head.into_inner().into_parsers();
             if orphan {
                 report.orphan(judge);
             }
@@ -342,7 +367,12 @@ pub fn scan_reader<R: Read>(
     judge: &Judge,
     options: &ScanOptions,
 ) -> FileReport {
-    scan_stream(path, reader, Entrypoint::Known(entrypoint), judge, options)
+    scan_stream(
+        (path, reader),
+        Entrypoint::Known(entrypoint),
+        (judge, options),
+        &mut ScanSpace::default(),
+    )
 }
 
 /// Where a scan gets the session's entrypoint.
@@ -376,11 +406,10 @@ impl<R: Read> Read for HeadTee<'_, R> {
 }
 
 fn scan_stream<R: Read>(
-    path: &Path,
-    reader: R,
+    (path, reader): (&Path, R),
     entrypoint: Entrypoint<'_>,
-    judge: &Judge,
-    options: &ScanOptions,
+    (judge, options): (&Judge, &ScanOptions),
+    space: &mut ScanSpace,
 ) -> FileReport {
     let (session_id, subagent) = session_of(path);
     let mut report = FileReport {
@@ -407,11 +436,12 @@ fn scan_stream<R: Read>(
         lines: 0,
         corrupt: 0,
         too_long: 0,
+        parsers: &mut space.parsers,
     };
-    let read =
-        for_each_line(reader, options.chunk_size, options.max_line, |line| {
-            scan.line(line)
-        });
+    let sizes = (options.chunk_size, options.max_line);
+    let read = for_each_line(reader, sizes, &mut space.buffer, |line| {
+        scan.line(line)
+    });
     match read {
         Ok(n) => report.bytes = n,
         Err(e) => report.error = Some(e.to_string()),
@@ -432,7 +462,7 @@ fn scan_stream<R: Read>(
         }
         report.project =
             reader.cwd().map(str::to_string).or_else(|| gemini_project(path));
-        for turn in reader.finish() {
+        for turn in reader.finish(scan.parsers) {
             scan.done(turn);
         }
     }
@@ -482,6 +512,8 @@ struct FileScan<'a> {
     lines: u64,
     corrupt: u64,
     too_long: u64,
+    /// The parsers lent to the file's readers.
+    parsers: &'a mut Parsers,
 }
 
 impl FileScan<'_> {
@@ -507,7 +539,10 @@ impl FileScan<'_> {
             // as `Format::of` has it; the lines before wait for it.
             None => {
                 self.pending.push((line.bytes.to_vec(), line.terminated, pos));
-                match Format::of_line(line.bytes) {
+                let mut probe = self.parsers.value_parser();
+                let format = Format::of_line_with(line.bytes, &mut probe);
+                self.parsers.keep_value_parser(probe);
+                match format {
                     Some(format) => self.start_reading(format),
                     None if self.pending.len() >= PROBE_LINES => {
                         self.start_reading(Format::default())
@@ -521,7 +556,7 @@ impl FileScan<'_> {
     /// Make the reader of `format`, and feed it the lines read so far.
     fn start_reading(&mut self, format: Format) {
         self.late = LateWork::new(format);
-        let mut reader = TurnReader::new(format, self.chain);
+        let mut reader = TurnReader::new(format, self.chain, self.parsers);
         for (bytes, terminated, pos) in std::mem::take(&mut self.pending) {
             if let Some(done) = reader.line(&bytes, terminated, pos) {
                 self.done(done);
@@ -582,7 +617,7 @@ impl FileScan<'_> {
         }
         let row = self.turns.len();
         let subagents = self.judge.folds_subagents().then_some(self.path);
-        let held = self.late.fold(&mut turn, subagents, row);
+        let held = self.late.fold(&mut turn, subagents, row, self.parsers);
         self.turns.push(report_turn(&turn, self.judge, unattended));
         if held {
             self.launchers.push((row, turn));

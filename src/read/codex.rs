@@ -329,8 +329,10 @@ fn might_start_turn(line: &[u8]) -> bool {
 /// the TUI), `codex-subagent` for a subagent's rollout. `None` when the
 /// head holds no `session_meta` line that parses (a corrupt one is passed
 /// over).
-pub(super) fn entrypoint(head: &[u8]) -> Option<String> {
-    let mut parser = ValueParser::default();
+pub(super) fn entrypoint(
+    head: &[u8],
+    parser: &mut ValueParser,
+) -> Option<String> {
     Lines::new(head)
         .filter(|l| !l.is_empty())
         .take(super::format::ENTRYPOINT_LINES)
@@ -707,6 +709,8 @@ mod tests {
 
     #[test]
     fn sources_name_the_entrypoint() {
+        let entrypoint =
+            |head: &[u8]| entrypoint(head, &mut ValueParser::default());
         let exec = br#"{"timestamp":"t","type":"session_meta","payload":{"source":"exec"}}"#;
         assert_eq!(entrypoint(exec).as_deref(), Some("codex-exec"));
         let cli = br#"{"type":"session_meta","payload":{"source":"cli"}}"#;

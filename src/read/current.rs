@@ -17,6 +17,7 @@ use super::codex;
 use super::format::{Format, ValueParser};
 use super::gemini;
 use super::lines::{Lines, RevLines};
+use super::parsers::Parsers;
 use super::query::walk_rev;
 use super::reader::TurnReader;
 use super::record::RecordParser;
@@ -155,9 +156,9 @@ impl Transcript {
             let mut lost = false;
             let turn = self.turns_from_tracking(
                 chain,
-                Need::Turns,
-                start,
+                (Need::Turns, start),
                 &mut lost,
+                &mut Parsers::default(),
                 |_| ControlFlow::Continue(()),
             );
             if !lost {
@@ -200,9 +201,9 @@ impl Transcript {
             let turn = self
                 .turns_from_tracking(
                     chain,
-                    Need::Turns,
-                    start,
+                    (Need::Turns, start),
                     &mut lost,
+                    &mut Parsers::default(),
                     |_| ControlFlow::Continue(()),
                 )
                 .unwrap_or_default();
@@ -235,17 +236,26 @@ impl Transcript {
         from: usize,
         each: impl FnMut(Turn) -> ControlFlow<()>,
     ) -> Option<Turn> {
-        self.turns_from_tracking(chain, Need::Turns, from, &mut false, each)
+        let parsers = &mut Parsers::default();
+        self.turns_from_tracking(
+            chain,
+            (Need::Turns, from),
+            &mut false,
+            parsers,
+            each,
+        )
     }
 
-    /// [`Transcript::turns_from`], which also says whether the lines
-    /// referred to history before `from` ([`TurnReader::lost_history`]).
+    /// [`Transcript::turns_from`], reading what `need` asks from byte
+    /// `from` on, with parsers from `parsers`; it also says whether the
+    /// lines referred to history before `from`
+    /// ([`TurnReader::lost_history`]).
     pub(super) fn turns_from_tracking(
         &self,
         chain: Chain,
-        need: Need,
-        from: usize,
+        (need, from): (Need, usize),
         lost_history: &mut bool,
+        parsers: &mut Parsers,
         mut each: impl FnMut(Turn) -> ControlFlow<()>,
     ) -> Option<Turn> {
         let bytes = &self.as_bytes()[from..];
@@ -256,6 +266,7 @@ impl Transcript {
             self.format(),
             chain,
             usize::from(numbered),
+            parsers,
         )
         .needing(need);
         for line in Lines::new(bytes) {
@@ -267,12 +278,13 @@ impl Transcript {
             let done = reader.line(line.as_bytes(), line.is_terminated(), pos);
             if let Some(done) = done {
                 if each(done).is_break() {
+                    reader.give_back(parsers);
                     return None;
                 }
             }
         }
         *lost_history = reader.lost_history();
-        let mut rest = reader.finish();
+        let mut rest = reader.finish(parsers);
         let last = rest.pop();
         for t in rest {
             if each(t).is_break() {

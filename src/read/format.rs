@@ -87,18 +87,21 @@ impl Format {
     /// assert_eq!(Format::of(claude), Format::Claude);
     /// ```
     pub fn of(bytes: &[u8]) -> Format {
-        Format::of_lines(bytes).unwrap_or_default()
+        Format::of_with(bytes, &mut ValueParser::default())
+    }
+
+    /// [`Format::of`], with a parser the caller keeps.
+    pub(super) fn of_with(bytes: &[u8], parser: &mut ValueParser) -> Format {
+        Format::of_lines(bytes, parser).unwrap_or_default()
     }
 
     /// The first format one of the first [`PROBE_LINES`] non-empty lines of
     /// `bytes` proves, or the default when that many prove none; `None`
     /// when the lines end before that.
-    fn of_lines(bytes: &[u8]) -> Option<Format> {
-        let mut parser = ValueParser::default();
+    fn of_lines(bytes: &[u8], parser: &mut ValueParser) -> Option<Format> {
         let mut seen = 0;
         for line in Lines::new(bytes).filter(|l| !l.is_empty()) {
-            if let Some(f) = Format::of_line_with(line.as_bytes(), &mut parser)
-            {
+            if let Some(f) = Format::of_line_with(line.as_bytes(), parser) {
                 return Some(f);
             }
             seen += 1;
@@ -125,20 +128,17 @@ impl Format {
         // Only the lines the prefix holds to their end: a cut one might
         // parse where the whole one does not.
         let end = memchr::memrchr(b'\n', prefix)?;
-        Format::of_lines(&prefix[..=end])
+        Format::of_lines(&prefix[..=end], &mut ValueParser::default())
     }
 
     /// The format one line proves, if any; [`Format::of`] is the first
     /// answer among the first 64 non-empty lines, for a reader
     /// that gets lines one at a time (`stopgate scan`).
+    ///
+    /// Each call makes a parser; a reader of many files asks
+    /// `of_line_with` with a parser it keeps.
     pub fn of_line(line: &[u8]) -> Option<Format> {
-        // One parser per thread: a scan asks this of every file's first
-        // line, and a new parser allocates its buffers anew.
-        thread_local! {
-            static PARSER: std::cell::RefCell<ValueParser> =
-                std::cell::RefCell::new(ValueParser::default());
-        }
-        PARSER.with_borrow_mut(|p| Format::of_line_with(line, p))
+        Format::of_line_with(line, &mut ValueParser::default())
     }
 
     /// The format one line proves, if any: a line of at most
@@ -147,7 +147,10 @@ impl Format {
     /// `message` object, Gemini CLI's otherwise), or, without one, by
     /// Gemini CLI's `$set`, `$rewindTo` or metadata keys. A corrupt line
     /// proves nothing, whatever its bytes look like.
-    fn of_line_with(line: &[u8], parser: &mut ValueParser) -> Option<Format> {
+    pub(crate) fn of_line_with(
+        line: &[u8],
+        parser: &mut ValueParser,
+    ) -> Option<Format> {
         if line.len() > DECIDING_LINE_MAX {
             return None;
         }
@@ -200,60 +203,15 @@ impl std::fmt::Display for Format {
 /// simd-json's serde deserializer (see [`super::record`] for why never
 /// simd-json's own `Value`): the Codex and Gemini readers' records, read
 /// as leniently as a parsed value ([`super::lenient`]).
-pub(super) struct ValueParser {
+pub(crate) struct ValueParser {
     scratch: Vec<u8>,
     buffers: simd_json::Buffers,
-}
-
-/// The scratch space of a dropped value parser, kept for the thread's
-/// next.
-#[derive(Default)]
-struct Spare {
-    scratch: Vec<u8>,
-    buffers: simd_json::Buffers,
-}
-
-thread_local! {
-    /// The space of value parsers dropped on this thread, for its next
-    /// ones, when it recycles parsers
-    /// ([`recycle_parsers`](super::record::recycle_parsers)).
-    static SPARES: std::cell::RefCell<Vec<Spare>> =
-        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl Default for ValueParser {
-    /// A parser with empty scratch space, or on a thread of the archive
-    /// scan, the space of one dropped before: a scan makes three for
-    /// each Codex or Gemini file (the head's format and entrypoint, the
-    /// reader), and growing their buffers anew for every file was
-    /// allocations that two threads then waited on.
+    /// A parser with empty scratch space.
     fn default() -> ValueParser {
-        let spare = match super::record::recycling() {
-            true => SPARES.with_borrow_mut(Vec::pop),
-            false => None,
-        };
-        let Spare { scratch, buffers } = spare.unwrap_or_default();
-        ValueParser { scratch, buffers }
-    }
-}
-
-impl Drop for ValueParser {
-    fn drop(&mut self) {
-        let small = self.scratch.capacity() <= super::record::SPARE_MAX_LINE;
-        if !super::record::recycling() || !small {
-            return;
-        }
-        let spare = Spare {
-            scratch: std::mem::take(&mut self.scratch),
-            buffers: std::mem::take(&mut self.buffers),
-        };
-        // A thread that is exiting has no spares to keep.
-        let _ = SPARES.try_with(|spares| {
-            let mut spares = spares.borrow_mut();
-            if spares.len() < super::record::SPARES {
-                spares.push(spare);
-            }
-        });
+        ValueParser { scratch: vec![], buffers: simd_json::Buffers::default() }
     }
 }
 
@@ -264,6 +222,11 @@ impl std::fmt::Debug for ValueParser {
 }
 
 impl ValueParser {
+    /// The space its scratch copy of a line has grown to.
+    pub(super) fn capacity(&self) -> usize {
+        self.scratch.capacity()
+    }
+
     /// A line that is a JSON object, read as `T`; `None` for any other
     /// line (invalid JSON, another kind of value).
     pub(super) fn object<T: serde::de::DeserializeOwned>(
@@ -501,33 +464,6 @@ mod tests {
             let text = String::from_utf8_lossy(line);
             assert_eq!(Format::of_line(line), want, "{text}");
         }
-    }
-
-    /// On a thread that recycles parsers, a dropped value parser leaves
-    /// its space to the next one, unless a long line grew it; elsewhere
-    /// each parser starts empty.
-    #[test]
-    fn value_parsers_recycle_their_space_only_when_asked() {
-        let line = br#"{"type":"user","message":{"content":"hi"}}"#;
-        let used = || {
-            let mut p = ValueParser::default();
-            assert!(p.is_object(line));
-        };
-        let capacity = || ValueParser::default().scratch.capacity();
-        std::thread::spawn(move || {
-            used();
-            assert_eq!(capacity(), 0, "not recycling");
-            crate::read::record::recycle_parsers();
-            used();
-            assert!(capacity() >= line.len(), "recycled");
-            let long = format!(r#"{{"a":"{}"}}"#, "x".repeat(100 << 10));
-            let mut p = ValueParser::default();
-            assert!(p.is_object(long.as_bytes()));
-            drop(p);
-            assert!(capacity() <= 64 << 10, "a long line's space is freed");
-        })
-        .join()
-        .unwrap();
     }
 
     #[test]

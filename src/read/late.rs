@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 use super::builder::Need;
 use super::current::TURN_MAX_BYTES;
 use super::format::Format;
+use super::parsers::Parsers;
 use super::source::Transcript;
 use super::turn::{safe_id, Chain, HeldChange, ToolCall, Turn};
 
@@ -71,8 +72,9 @@ impl Transcript {
     fn turns_folded(&self, chain: Chain, path: Option<&Path>) -> Vec<Turn> {
         let mut turns = self.turns(chain);
         let mut work = LateWork::new(self.format());
+        let parsers = &mut Parsers::default();
         for (row, turn) in turns.iter_mut().enumerate() {
-            work.fold(turn, path, row);
+            work.fold(turn, path, row, parsers);
         }
         for (row, back) in work.finish() {
             turns[row].add_held(back);
@@ -129,20 +131,24 @@ impl LateWork {
     /// turns' subagents made before it ended. `transcript` is the main
     /// transcript's path, beside which the subagents' files are; with
     /// none, no subagent's file is read, and only the changes of
-    /// interrupted turns are carried. Whether changes were held back from
-    /// `turn`: only then may [`LateWork::finish`] give it some back.
+    /// interrupted turns are carried. The subagents' files are read with
+    /// parsers from `parsers`. Whether changes were held back from `turn`:
+    /// only then may [`LateWork::finish`] give it some back.
     pub(crate) fn fold(
         &mut self,
         turn: &mut Turn,
         transcript: Option<&Path>,
         row: usize,
+        parsers: &mut Parsers,
     ) -> bool {
         let ended = turn.ended().and_then(Instant::of);
         let due = self.due(ended);
         let late = match transcript {
-            Some(path) => {
-                turn.resolve_subagents_by(path, |c| made_after(c, ended))
-            }
+            Some(path) => turn.resolve_subagents_by(
+                path,
+                |c| made_after(c, ended),
+                parsers,
+            ),
             None => vec![],
         };
         turn.add_held(due);
@@ -258,7 +264,8 @@ impl Turn {
     /// late 2025, `<dir>/agent-<id>.jsonl`). A missing or unreadable file
     /// adds nothing.
     pub fn resolve_subagents(&mut self, transcript: &Path) {
-        let none = self.resolve_subagents_by(transcript, |_| false);
+        let parsers = &mut Parsers::default();
+        let none = self.resolve_subagents_by(transcript, |_| false, parsers);
         debug_assert!(none.is_empty());
     }
 
@@ -271,11 +278,12 @@ impl Turn {
         &mut self,
         transcript: &Path,
         later: impl Fn(&ToolCall) -> bool,
+        parsers: &mut Parsers,
     ) -> Vec<HeldChange> {
         self.resolve_subagents_with(
             |agent| {
                 subagent_file(transcript, agent)
-                    .and_then(|p| read_subagent_changes(&p))
+                    .and_then(|p| read_subagent_changes(&p, parsers))
                     .unwrap_or_default()
             },
             later,
@@ -292,9 +300,10 @@ impl Turn {
         transcript: &Path,
         agents: impl IntoIterator<Item = &'a str>,
     ) {
+        let parsers = &mut Parsers::default();
         self.add_background_with(agents, |agent| {
             subagent_file(transcript, agent)
-                .and_then(|p| read_subagent_changes(&p))
+                .and_then(|p| read_subagent_changes(&p, parsers))
         });
     }
 }
@@ -313,7 +322,10 @@ fn subagent_file(transcript: &Path, agent: &str) -> Option<PathBuf> {
 
 /// The file changes of a subagent's file, all its turns together, reading
 /// at most [`TURN_MAX_BYTES`] from its end.
-fn read_subagent_changes(path: &Path) -> Option<Vec<ToolCall>> {
+fn read_subagent_changes(
+    path: &Path,
+    parsers: &mut Parsers,
+) -> Option<Vec<ToolCall>> {
     let t = Transcript::read_tail_regular(path, TURN_MAX_BYTES).ok()?;
     let mut out = vec![];
     let mut keep = |turn: Turn| {
@@ -322,9 +334,9 @@ fn read_subagent_changes(path: &Path) -> Option<Vec<ToolCall>> {
     };
     let last = t.turns_from_tracking(
         Chain::Subagent,
-        Need::Changes,
-        0,
+        (Need::Changes, 0),
         &mut false,
+        parsers,
         &mut keep,
     );
     if let Some(turn) = last {
@@ -501,7 +513,7 @@ mod carry_tests {
             let mut work = LateWork::new(format);
             let mut turns = t.turns(Chain::Main);
             for (row, turn) in turns.iter_mut().enumerate() {
-                work.fold(turn, Some(path), row);
+                work.fold(turn, Some(path), row, &mut Parsers::default());
             }
             let last = turns.last().unwrap();
             assert_eq!(last.carried_tool_uses().len(), carried, "{format:?}");
@@ -540,7 +552,7 @@ mod subagent_tests {
             let want = whole_turns_changes(path);
             changes += want.as_ref().map_or(0, Vec::len);
             assert_eq!(
-                read_subagent_changes(path),
+                read_subagent_changes(path, &mut Parsers::default()),
                 want,
                 "{}",
                 path.display()
@@ -563,7 +575,8 @@ mod subagent_tests {
             r#"{"message":{"content":[{"type":"tool_use","id":"t5","name":"Read","input":{"file_path":"Edit"}}]},"type":"assistant"}"#,
         ];
         std::fs::write(&path, lines.join("\n")).unwrap();
-        let found = read_subagent_changes(&path).unwrap();
+        let found =
+            read_subagent_changes(&path, &mut Parsers::default()).unwrap();
         let ids: Vec<_> = found.iter().filter_map(ToolCall::id).collect();
         assert_eq!(ids, ["t1", "t2", "t4"]);
         // A line of reading tools alone is not parsed at all.

@@ -19,7 +19,9 @@
 //! * one file per agent format: `claude.rs` (Claude Code's records, and
 //!   the byte probes that leave most lines unparsed), `codex.rs` (Codex
 //!   CLI's rollouts) and `gemini.rs` (Gemini CLI's chat logs);
-//! * `reader.rs`: lines in, turns out, whichever format wrote them.
+//! * `reader.rs`: lines in, turns out, whichever format wrote them;
+//! * `parsers.rs`: parsers' space, kept by a reader of many files and
+//!   lent to each file's readers in turn.
 //!
 //! Whether a tool use changed files is the judge's to say (a shell
 //! command must be lexed): the reader keeps every tool use that may have
@@ -39,6 +41,7 @@ mod gemini;
 mod late;
 mod lenient;
 pub(crate) mod lines;
+mod parsers;
 mod query;
 mod reader;
 pub(crate) mod record;
@@ -65,8 +68,8 @@ pub use self::turn::{
 };
 #[cfg(feature = "archive")]
 pub(crate) use self::{
-    format::PROBE_LINES, late::LateWork, query::HeadEntrypoint,
-    reader::TurnReader, record::recycle_parsers, turn::LinePos,
+    format::PROBE_LINES, late::LateWork, parsers::Parsers,
+    query::HeadEntrypoint, reader::TurnReader, turn::LinePos,
 };
 
 /// The `.jsonl` files under `fixtures/` and, when it is there,

@@ -18,6 +18,7 @@ use memchr::memmem;
 
 use super::format::{Format, ENTRYPOINT_LINES};
 use super::lines::{Line, Lines, RevLines};
+use super::parsers::Parsers;
 use super::record::{
     is_blank, Block, Content, Record, RecordParser, RecordType,
 };
@@ -268,7 +269,9 @@ impl Transcript {
         if !self.has_head() {
             return None;
         }
-        match entrypoint_in_head(self.as_bytes(), self.is_head_cut()) {
+        let parsers = &mut Parsers::default();
+        match entrypoint_in_head(self.as_bytes(), self.is_head_cut(), parsers)
+        {
             HeadScan::Answer(e) => e,
             HeadScan::NeedMore => None,
         }
@@ -319,10 +322,12 @@ impl Transcript {
         path: P,
     ) -> Result<Option<String>, crate::Error> {
         let path = path.as_ref();
+        let parsers = &mut Parsers::default();
         for window in ENTRYPOINT_WINDOWS {
             let head = Transcript::read_head_regular(path, window as u64)?;
+            let (bytes, cut) = (head.as_bytes(), head.is_head_cut());
             if let HeadScan::Answer(e) =
-                entrypoint_in_head(head.as_bytes(), head.is_head_cut())
+                entrypoint_in_head(bytes, cut, parsers)
             {
                 return Ok(e);
             }
@@ -351,10 +356,23 @@ pub(crate) struct HeadEntrypoint {
     /// The next of [`ENTRYPOINT_WINDOWS`] to judge.
     window: usize,
     answer: Option<Option<String>>,
+    /// The parsers the windows are judged with, lent by the caller.
+    parsers: Parsers,
 }
 
 #[cfg(feature = "archive")]
 impl HeadEntrypoint {
+    /// The entrypoint of a stream not read yet, judged with `parsers`'s
+    /// parsers ([`HeadEntrypoint::into_parsers`] gives them back).
+    pub(crate) fn with_parsers(parsers: Parsers) -> HeadEntrypoint {
+        HeadEntrypoint { parsers, ..HeadEntrypoint::default() }
+    }
+
+    /// The parsers lent to it.
+    pub(crate) fn into_parsers(self) -> Parsers {
+        self.parsers
+    }
+
     /// The file's next bytes.
     pub(crate) fn feed(&mut self, bytes: &[u8]) {
         if self.answer.is_some() {
@@ -385,7 +403,9 @@ impl HeadEntrypoint {
                 return;
             }
             self.window += 1;
-            if let HeadScan::Answer(e) = entrypoint_in_head(&head[..w], true) {
+            let window = &head[..w];
+            let scan = entrypoint_in_head(window, true, &mut self.parsers);
+            if let HeadScan::Answer(e) = scan {
                 return self.answer_with(e);
             }
         }
@@ -401,7 +421,8 @@ impl HeadEntrypoint {
             self.window += 1;
             let cut = self.head.len() > w;
             let head = &self.head[..self.head.len().min(w)];
-            if let HeadScan::Answer(e) = entrypoint_in_head(head, cut) {
+            let scan = entrypoint_in_head(head, cut, &mut self.parsers);
+            if let HeadScan::Answer(e) = scan {
                 self.answer_with(e);
             }
         }
@@ -432,21 +453,38 @@ pub(crate) enum HeadScan {
 pub(crate) fn entrypoint_in_head(
     whole: &[u8],
     whole_is_cut: bool,
+    parsers: &mut Parsers,
 ) -> HeadScan {
     let head = &whole[..whole.len().min(ENTRYPOINT_HEAD_BYTES)];
-    match Format::of(head) {
-        // The rollout's first line says where the session came from.
-        Format::Codex => {
-            return HeadScan::Answer(super::codex::entrypoint(head))
-        }
+    let mut values = parsers.value_parser();
+    let format = Format::of_with(head, &mut values);
+    // The rollout's first line says where the session came from.
+    let codex = (format == Format::Codex)
+        .then(|| super::codex::entrypoint(head, &mut values));
+    parsers.keep_value_parser(values);
+    match format {
+        Format::Codex => return HeadScan::Answer(codex.flatten()),
         // Gemini CLI records no entrypoint.
         Format::Gemini => return HeadScan::Answer(None),
         Format::Claude => {}
     }
+    let mut records = parsers.record_parser();
+    let scan = claude_entrypoint(whole, head, whole_is_cut, &mut records);
+    parsers.keep_record_parser(records);
+    scan
+}
+
+/// [`entrypoint_in_head`] of a Claude Code transcript: `head` is the
+/// bound's part of `whole`.
+fn claude_entrypoint(
+    whole: &[u8],
+    head: &[u8],
+    whole_is_cut: bool,
+    parser: &mut RecordParser,
+) -> HeadScan {
     let head_is_cut = whole_is_cut || head.len() < whole.len();
     // A window shorter than the bound may cut a line the bound would hold.
     let short_window = whole_is_cut && head.len() < ENTRYPOINT_HEAD_BYTES;
-    let mut parser = RecordParser::new();
     // Records seen that count towards the fifteen; and lines not parsed
     // yet, because they cannot name the entrypoint: they are parsed only
     // if whether they count matters.
@@ -454,7 +492,7 @@ pub(crate) fn entrypoint_in_head(
     let mut unsettled: Vec<&[u8]> = vec![];
     for line in Lines::new(head) {
         if counted + unsettled.len() >= ENTRYPOINT_LINES {
-            counted += settle(&mut unsettled, &mut parser);
+            counted += settle(&mut unsettled, parser);
             if counted >= ENTRYPOINT_LINES {
                 break;
             }
@@ -493,7 +531,7 @@ pub(crate) fn entrypoint_in_head(
         }
     }
     if short_window {
-        counted += settle(&mut unsettled, &mut parser);
+        counted += settle(&mut unsettled, parser);
     }
     if short_window && counted < ENTRYPOINT_LINES {
         return HeadScan::NeedMore;
@@ -676,12 +714,18 @@ fn message_id_ref<'a>(rec: &Record<'a>) -> Option<&'a str> {
 #[cfg(test)]
 mod head_tests {
     use super::*;
+    use crate::read::format::ValueParser;
 
     /// The head-scan as first written, parsing every line: the oracle for
     /// the one that parses only lines that may name the entrypoint.
     fn naive(head: &[u8]) -> Option<String> {
         match Format::of(head) {
-            Format::Codex => return super::super::codex::entrypoint(head),
+            Format::Codex => {
+                return super::super::codex::entrypoint(
+                    head,
+                    &mut ValueParser::default(),
+                )
+            }
             Format::Gemini => return None,
             Format::Claude => {}
         }
@@ -742,7 +786,9 @@ mod head_tests {
         ) {
             let head: String =
                 picks.iter().map(|&i| format!("{}\n", LINES[i])).collect();
-            let got = match entrypoint_in_head(head.as_bytes(), false) {
+            let parsers = &mut Parsers::default();
+            let got = match entrypoint_in_head(head.as_bytes(), false, parsers)
+            {
                 HeadScan::Answer(e) => e,
                 HeadScan::NeedMore => panic!("a whole file needs no more"),
             };

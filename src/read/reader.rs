@@ -21,6 +21,7 @@ use super::claude::Want;
 use super::codex::{self, SessionMeta};
 use super::format::{Format, ValueParser};
 use super::gemini::{self, Replay};
+use super::parsers::Parsers;
 use super::record::RecordParser;
 use super::sniff::quick_type;
 use super::turn::{Chain, LinePos, Turn};
@@ -46,9 +47,14 @@ pub struct TurnReader {
 impl TurnReader {
     #[cfg_attr(not(feature = "archive"), allow(dead_code))]
     /// A reader of lines in `format`, following `chain`, numbering turns
-    /// from 1.
-    pub fn new(format: Format, chain: Chain) -> TurnReader {
-        TurnReader::numbered_from(format, chain, 1)
+    /// from 1, with parsers from `parsers` ([`TurnReader::finish`] gives
+    /// them back).
+    pub fn new(
+        format: Format,
+        chain: Chain,
+        parsers: &mut Parsers,
+    ) -> TurnReader {
+        TurnReader::numbered_from(format, chain, 1, parsers)
     }
 
     /// A reader whose first turn gets number `first` (0 when the lines do
@@ -57,12 +63,13 @@ impl TurnReader {
         format: Format,
         chain: Chain,
         first: usize,
+        parsers: &mut Parsers,
     ) -> TurnReader {
         TurnReader {
             format,
             builder: TurnBuilder::numbered_from(chain, first),
-            records: RecordParser::new(),
-            values: ValueParser::default(),
+            records: parsers.record_parser(),
+            values: parsers.value_parser(),
             replay: Replay::default(),
             held: Held::default(),
             hold: true,
@@ -134,8 +141,8 @@ impl TurnReader {
     }
 
     /// The turns not handed out yet, in order; the last is the one the
-    /// lines ended in.
-    pub fn finish(mut self) -> Vec<Turn> {
+    /// lines ended in. The reader's parsers go back to `parsers`.
+    pub fn finish(mut self, parsers: &mut Parsers) -> Vec<Turn> {
         let mut out = vec![];
         self.held.release(&self.records, &mut self.builder, &mut self.corrupt);
         let replay = std::mem::take(&mut self.replay);
@@ -144,7 +151,15 @@ impl TurnReader {
         if let Some(last) = out.last_mut() {
             last.add_corrupt(self.corrupt);
         }
+        parsers.keep_record_parser(self.records);
+        parsers.keep_value_parser(self.values);
         out
+    }
+
+    /// Give the reader's parsers back to `parsers`, unfinished.
+    pub(crate) fn give_back(self, parsers: &mut Parsers) {
+        parsers.keep_record_parser(self.records);
+        parsers.keep_value_parser(self.values);
     }
 
     fn claude(
@@ -364,13 +379,17 @@ mod turn_reader_example {
             r#"{"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"c1","input":"*** Begin Patch"}}"#,
             r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}"#,
         ];
-        let mut reader = TurnReader::new(Format::Codex, Chain::Main);
+        let mut reader = TurnReader::new(
+            Format::Codex,
+            Chain::Main,
+            &mut super::Parsers::default(),
+        );
         for (i, line) in rollout.iter().enumerate() {
             let pos = LinePos { offset: 0, line: Some(i as u64 + 1) };
             assert!(reader.line(line.as_bytes(), true, pos).is_none());
         }
         assert_eq!(reader.session_id(), Some("s1"));
-        let turns = reader.finish();
+        let turns = reader.finish(&mut super::Parsers::default());
         assert_eq!(turns.len(), 1);
         assert!(turns[0].possible_changes().next().is_some());
         assert_eq!(turns[0].final_text(), Some("Done."));
@@ -394,7 +413,11 @@ mod held_lines {
     /// how many lines were held back.
     fn turns(bytes: &[u8], hold: bool) -> (Vec<Turn>, usize, usize) {
         let format = Format::of(bytes);
-        let mut reader = TurnReader::new(format, Chain::Main);
+        let mut reader = TurnReader::new(
+            format,
+            Chain::Main,
+            &mut super::Parsers::default(),
+        );
         reader.hold = hold;
         let mut out = vec![];
         for (n, line) in Lines::new(bytes).enumerate() {
@@ -409,7 +432,7 @@ mod held_lines {
             ));
         }
         let held = reader.held.count;
-        out.extend(reader.finish());
+        out.extend(reader.finish(&mut super::Parsers::default()));
         let corrupt = out.iter().map(Turn::skipped_corrupt).sum();
         for t in &mut out {
             t.clear_corrupt();

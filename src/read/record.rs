@@ -88,19 +88,11 @@ impl Default for RecordParser {
 
 impl RecordParser {
     /// A parser with empty scratch space.
-    ///
-    /// On a thread of the archive scan (which calls `recycle_parsers`),
-    /// the space of a parser dropped before is taken up again.
     pub fn new() -> RecordParser {
-        let spare = match RECYCLING.get() {
-            true => SPARE.with_borrow_mut(|spares| spares.pop()),
-            false => None,
-        };
-        let spare = spare.unwrap_or_default();
         RecordParser {
-            arena: spare.arena,
-            buffers: RefCell::new(spare.buffers),
-            tape: RefCell::new(spare.tape),
+            arena: Bump::new(),
+            buffers: RefCell::new(simd_json::Buffers::default()),
+            tape: RefCell::new(None),
             longest: std::cell::Cell::new(0),
         }
     }
@@ -145,69 +137,10 @@ impl RecordParser {
     }
 }
 
-/// The scratch space of a dropped parser, kept for the thread's next.
-#[derive(Default)]
-struct Spare {
-    arena: Bump,
-    buffers: simd_json::Buffers,
-    tape: Option<Tape<'static>>,
-}
-
-/// The longest line a parser may have parsed and still leave its space
-/// to the next: its arena, tape and buffers grow with the longest line,
-/// and a parser that met a longer one gives its memory back.
-pub(super) const SPARE_MAX_LINE: usize = 64 << 10;
-
-/// How many parsers' space a thread keeps: a scan has a file's reader
-/// and its head's entrypoint scan alive at once.
-pub(super) const SPARES: usize = 2;
-
-thread_local! {
-    static SPARE: RefCell<Vec<Spare>> = const { RefCell::new(Vec::new()) };
-    /// Whether this thread recycles parsers ([`recycle_parsers`]).
-    static RECYCLING: std::cell::Cell<bool> =
-        const { std::cell::Cell::new(false) };
-}
-
-/// Keep the scratch space of the parsers dropped on this thread for the
-/// ones made after them, if it is small.
-///
-/// For a bulk reader's threads: a scan makes parsers for every file, and
-/// growing each one's arena, tape and buffers anew was, on an archive of
-/// small files, most of its calls to the allocator, which two threads
-/// then waited on. A one-shot reader (the hook) makes few parsers, and
-/// does not pay for the thread-local store and its clean-up at exit.
-#[cfg_attr(not(feature = "archive"), allow(dead_code))]
-pub(crate) fn recycle_parsers() {
-    RECYCLING.set(true);
-}
-
-/// Whether this thread recycles parsers' space ([`recycle_parsers`]):
-/// the value parsers keep theirs the same way
-/// ([`ValueParser`](super::format::ValueParser)).
-pub(super) fn recycling() -> bool {
-    RECYCLING.get()
-}
-
-impl Drop for RecordParser {
-    fn drop(&mut self) {
-        if !RECYCLING.get() || self.longest.get() > SPARE_MAX_LINE {
-            return;
-        }
-        let mut arena = std::mem::take(&mut self.arena);
-        arena.reset();
-        let spare = Spare {
-            arena,
-            buffers: self.buffers.take(),
-            tape: self.tape.take(),
-        };
-        // A thread that is exiting has no spares to keep.
-        let _ = SPARE.try_with(|spares| {
-            let mut spares = spares.borrow_mut();
-            if spares.len() < SPARES {
-                spares.push(spare);
-            }
-        });
+impl RecordParser {
+    /// The longest line parsed, which the scratch space has grown to.
+    pub(super) fn longest(&self) -> usize {
+        self.longest.get()
     }
 }
 
