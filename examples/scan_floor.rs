@@ -29,8 +29,9 @@ use std::fs::File;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stopgate::archive::{self, DEFAULT_CHUNK};
+use stopgate::archive;
 use stopgate::internals::{for_each_streamed_line, quick_type, tail_type};
+use stopgate::read::DEFAULT_CHUNK;
 
 /// How each file's bytes reach the line splitter.
 #[derive(Clone, Copy, PartialEq, Eq)]

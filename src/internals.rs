@@ -37,7 +37,10 @@ pub fn for_each_streamed_line<R: std::io::Read>(
     mut f: impl FnMut(&[u8]),
 ) -> std::io::Result<u64> {
     let buffer = &mut vec![];
-    crate::archive::for_each_line(reader, (chunk, usize::MAX), buffer, |l| {
-        f(l.bytes)
-    })
+    crate::read::chunks::for_each_line(
+        reader,
+        (chunk, usize::MAX),
+        buffer,
+        |l| f(l.bytes),
+    )
 }

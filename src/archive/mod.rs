@@ -6,8 +6,9 @@
 //! blocked. It must work where usage scanners fall over (500 MB sessions,
 //! multi-GB archives), so:
 //!
-//! * files are streamed in chunks (`for_each_line`), never mapped and
-//!   never read whole, and lines over a cap ([`DEFAULT_MAX_LINE`]) are
+//! * files are streamed in chunks ([`StreamReader`](crate::read::StreamReader)),
+//!   never mapped and never read whole, and lines over a cap
+//!   ([`DEFAULT_MAX_LINE`](crate::read::DEFAULT_MAX_LINE)) are
 //!   skipped as they stream: memory is bounded by the cap and the thread
 //!   count;
 //! * lines are classified by their top-level `type` without parsing, and
@@ -22,16 +23,12 @@
 //! same configuration.
 
 mod ordered;
-mod reader;
 mod scan;
 mod walk;
 
 use crate::error::Error;
 use crate::judge::Judge;
 
-#[cfg(feature = "internals")]
-pub(crate) use self::reader::for_each_line;
-pub use self::reader::{DEFAULT_CHUNK, DEFAULT_MAX_LINE};
 pub use self::scan::{
     change_sources, is_stopgate_command, report_turn, scan_file, scan_reader,
     Evidence, FileReport, Finding, ScanOptions, TurnReport, ORPHAN_NOTE,
@@ -123,7 +120,7 @@ where
         report
     };
     let files = files.into_iter();
-    let space = &ScanSpace::default;
+    let space = &|| ScanSpace::new(options);
     ordered::for_each_ordered(files, (threads, window), space, work, each)
         .map_err(|e| Error::thread_pool(&e))
 }

@@ -18,16 +18,14 @@
 //! the first later turn's to end after it, as it is the hook's: see
 //! `transcript/late.rs`.
 
-use std::cell::RefCell;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::reader::{for_each_line, ChunkLine};
 use crate::gates::{AuditStatus, Block, Rule};
 use crate::judge::{Judge, TurnChanges};
 use crate::read::{
-    Chain, Format, HeadEntrypoint, HookFault, LateWork, LinePos, Parsers,
-    ToolCall, Turn, TurnKind, TurnReader, PROBE_LINES,
+    Chain, EntrypointSoFar, Format, HookFault, LateWork, Parsers,
+    StreamReader, StreamSoFar, ToolCall, Turn, TurnKind,
 };
 
 /// A finding, from the fixed vocabulary of `stopgate scan`.
@@ -218,10 +216,10 @@ pub struct ScanOptions {
 impl Default for ScanOptions {
     fn default() -> ScanOptions {
         ScanOptions {
-            chunk_size: super::reader::DEFAULT_CHUNK,
+            chunk_size: crate::read::DEFAULT_CHUNK,
             since: None,
             until: None,
-            max_line: super::reader::DEFAULT_MAX_LINE,
+            max_line: crate::read::DEFAULT_MAX_LINE,
         }
     }
 }
@@ -278,18 +276,23 @@ pub const UNJUDGED: &str = "unjudged";
 pub const ORPHAN_NOTE: &str =
     "the session's main file is missing: this subagent's work stands alone";
 
-/// What a thread of the scan keeps from one file to the next, and lends
-/// to each file's readers in turn: parsers' space and the read buffer
-/// (see `read/parsers.rs` for why).
+/// What a thread of the scan keeps from one file to the next: the
+/// stream reader, with its buffer and parsers, and the parsers of the
+/// subagents' files (see `read/parsers.rs` for why).
 #[derive(Debug, Default)]
 pub(crate) struct ScanSpace {
-    /// The parsers of a file's turns, of its format's probe and of its
-    /// subagents' files.
-    parsers: Parsers,
-    /// The parsers its head's entrypoint is judged with, as the bytes
-    /// stream past: alive beside the others.
-    head: Parsers,
-    buffer: Vec<u8>,
+    reader: StreamReader,
+    subagents: Parsers,
+}
+
+impl ScanSpace {
+    /// The space of a thread scanning with `options`.
+    pub(crate) fn new(options: &ScanOptions) -> ScanSpace {
+        let reader = StreamReader::new()
+            .chunk_size(options.chunk_size)
+            .max_line(options.max_line);
+        ScanSpace { reader, subagents: Parsers::default() }
+    }
 }
 
 /// Scan one file. Errors are reported in [`FileReport::error`], never
@@ -299,7 +302,7 @@ pub fn scan_file(
     judge: &Judge,
     options: &ScanOptions,
 ) -> FileReport {
-    scan_file_in(path, judge, options, &mut ScanSpace::default())
+    scan_file_in(path, judge, options, &mut ScanSpace::new(options))
 }
 
 /// [`scan_file`], with the space of a reader of many files.
@@ -325,16 +328,8 @@ pub(crate) fn scan_file_in(
     match crate::read::open_regular(path) {
         Ok((file, _)) => {
             // The entrypoint is learnt from the head as it streams past.
-            let parsers = std::mem::take(&mut space.head);
-            let head = RefCell::new(HeadEntrypoint::with_parsers(parsers));
-            let reader = HeadTee { inner: file, head: &head };
-            let mut report = scan_stream(
-                (path, reader),
-                Entrypoint::Streamed(&head),
-                (judge, options),
-                space,
-            );
-            space.head = head.into_inner().into_parsers();
+            let mut report =
+                scan_stream((path, file), None, (judge, options), space);
             if orphan {
                 report.orphan(judge);
             }
@@ -367,112 +362,59 @@ pub fn scan_reader<R: Read>(
     judge: &Judge,
     options: &ScanOptions,
 ) -> FileReport {
-    scan_stream(
-        (path, reader),
-        Entrypoint::Known(entrypoint),
-        (judge, options),
-        &mut ScanSpace::default(),
-    )
+    let space = &mut ScanSpace::new(options);
+    scan_stream((path, reader), Some(entrypoint), (judge, options), space)
 }
 
-/// Where a scan gets the session's entrypoint.
-enum Entrypoint<'h> {
-    /// The caller says.
-    Known(Option<String>),
-    /// From the head of the stream itself, as [`HeadTee`] shows it.
-    Streamed(&'h RefCell<HeadEntrypoint>),
-}
-
-/// A reader that shows the bytes it reads to a [`HeadEntrypoint`], until
-/// it has its answer.
-struct HeadTee<'h, R> {
-    inner: R,
-    head: &'h RefCell<HeadEntrypoint>,
-}
-
-impl<R: Read> Read for HeadTee<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let mut head = self.head.borrow_mut();
-        if head.answer().is_none() {
-            if n == 0 {
-                head.finish();
-            } else {
-                head.feed(&buf[..n]);
-            }
-        }
-        Ok(n)
-    }
-}
-
+/// Scan the transcript `reader` streams, named by `path`; its entrypoint
+/// is `given`, or with none, what its head says.
 fn scan_stream<R: Read>(
     (path, reader): (&Path, R),
-    entrypoint: Entrypoint<'_>,
+    given: Option<Option<String>>,
     (judge, options): (&Judge, &ScanOptions),
     space: &mut ScanSpace,
 ) -> FileReport {
     let (session_id, subagent) = session_of(path);
-    let mut report = FileReport {
-        path: path.to_path_buf(),
-        session_id,
-        subagent,
-        ..FileReport::default()
-    };
     let chain = if subagent { Chain::Subagent } else { Chain::Main };
     let mut scan = FileScan {
         path,
         judge,
         options,
-        entrypoint,
+        given: given.clone(),
         unattended: None,
         waiting: vec![],
-        chain,
         first_prompt: None,
-        reader: None,
-        pending: vec![],
         turns: vec![],
-        late: LateWork::new(Format::default()),
+        late: None,
         launchers: vec![],
-        lines: 0,
-        corrupt: 0,
-        too_long: 0,
-        parsers: &mut space.parsers,
+        parsers: &mut space.subagents,
     };
-    let sizes = (options.chunk_size, options.max_line);
-    let read = for_each_line(reader, sizes, &mut space.buffer, |line| {
-        scan.line(line)
+    let read = space.reader.read_stream(reader, chain, &mut |turn, so_far| {
+        scan.done(turn, so_far)
     });
-    match read {
-        Ok(n) => report.bytes = n,
-        Err(e) => report.error = Some(e.to_string()),
-    }
-    if scan.reader.is_none() && !scan.pending.is_empty() {
-        scan.start_reading(Format::default());
-    }
-    // A read that failed saw no end: the head read so far decides.
-    if let Entrypoint::Streamed(head) = scan.entrypoint {
-        head.borrow_mut().finish();
-    }
-    report.entrypoint = scan.learn_entrypoint();
-    scan.judge_waiting();
-    if let Some(reader) = scan.reader.take() {
-        report.agent = reader.format();
-        if let Some(id) = reader.session_id() {
-            report.session_id = id.to_string();
-        }
-        report.project =
-            reader.cwd().map(str::to_string).or_else(|| gemini_project(path));
-        for turn in reader.finish(scan.parsers) {
-            scan.done(turn);
-        }
-    }
+    let entrypoint =
+        given.unwrap_or_else(|| read.entrypoint().map(str::to_string));
+    scan.learn(EntrypointSoFar::Known(entrypoint.as_deref()));
     scan.settle_late();
-    report.first_prompt = scan.first_prompt.take();
-    report.lines = scan.lines;
-    report.corrupt = scan.corrupt;
-    report.too_long = scan.too_long;
-    report.turns = scan.turns;
-    report
+    FileReport {
+        path: path.to_path_buf(),
+        session_id: read.session_id().map_or(session_id, str::to_string),
+        subagent,
+        agent: read.format(),
+        project: read
+            .cwd()
+            .map(str::to_string)
+            .or_else(|| gemini_project(path)),
+        entrypoint,
+        first_prompt: scan.first_prompt.take(),
+        bytes: read.bytes(),
+        lines: read.lines(),
+        corrupt: read.corrupt(),
+        too_long: read.too_long(),
+        turns: std::mem::take(&mut scan.turns),
+        error: read.error().map(ToString::to_string),
+        ..FileReport::default()
+    }
 }
 
 /// The project of a Gemini CLI chat log, which records no folder: the
@@ -486,122 +428,57 @@ fn gemini_project(path: &Path) -> Option<String> {
     Some(chats.parent()?.file_name()?.to_string_lossy().into_owned())
 }
 
-/// One file's scan in progress.
+/// One file's scan in progress: the turns the reader hands out, judged.
 struct FileScan<'a> {
     path: &'a Path,
     judge: &'a Judge,
     options: &'a ScanOptions,
-    entrypoint: Entrypoint<'a>,
+    /// The entrypoint the caller gave, if it gave one.
+    given: Option<Option<String>>,
     /// Whether the session is unattended, once its entrypoint is known.
     unattended: Option<bool>,
     /// Turns that ended before the entrypoint was known, in order.
     waiting: Vec<Turn>,
-    chain: Chain,
     first_prompt: Option<String>,
-    /// The reader of the file's format, made once a line tells the
-    /// format ([`Format::of_line`]); until then, the lines read so far.
-    reader: Option<TurnReader>,
-    pending: Vec<(Vec<u8>, bool, LinePos)>,
     turns: Vec<TurnReport>,
-    /// The subagents' work, folded into each turn as the hook sees it.
-    late: LateWork,
+    /// The subagents' work, folded into each turn as the hook sees it;
+    /// made at the first turn, when the format is known.
+    late: Option<LateWork>,
     /// The turns the subagents' late changes were held back from, with
     /// their rows: each gets back those no later turn takes.
     launchers: Vec<(usize, Turn)>,
-    /// Physical lines seen, which numbers them.
-    lines: u64,
-    corrupt: u64,
-    too_long: u64,
-    /// The parsers lent to the file's readers.
+    /// The parsers the subagents' files are read with.
     parsers: &'a mut Parsers,
 }
 
 impl FileScan<'_> {
-    fn line(&mut self, line: ChunkLine<'_>) {
-        self.lines += 1;
-        if line.too_long {
-            self.too_long += 1;
-            return;
-        }
-        if line.bytes.is_empty() {
-            return;
-        }
-        let pos = LinePos { offset: line.offset, line: Some(self.lines) };
-        match &mut self.reader {
-            Some(reader) => {
-                if let Some(done) =
-                    reader.line(line.bytes, line.terminated, pos)
-                {
-                    self.done(done);
-                }
-            }
-            // The format is the first that one of the first lines tells,
-            // as `Format::of` has it; the lines before wait for it.
-            None => {
-                self.pending.push((line.bytes.to_vec(), line.terminated, pos));
-                let mut probe = self.parsers.value_parser();
-                let format = Format::of_line_with(line.bytes, &mut probe);
-                self.parsers.keep_value_parser(probe);
-                match format {
-                    Some(format) => self.start_reading(format),
-                    None if self.pending.len() >= PROBE_LINES => {
-                        self.start_reading(Format::default())
-                    }
-                    None => {}
-                }
-            }
-        }
-    }
-
-    /// Make the reader of `format`, and feed it the lines read so far.
-    fn start_reading(&mut self, format: Format) {
-        self.late = LateWork::new(format);
-        let mut reader = TurnReader::new(format, self.chain, self.parsers);
-        for (bytes, terminated, pos) in std::mem::take(&mut self.pending) {
-            if let Some(done) = reader.line(&bytes, terminated, pos) {
-                self.done(done);
-            }
-        }
-        self.reader = Some(reader);
-    }
-
-    fn done(&mut self, turn: Turn) {
-        self.corrupt += turn.skipped_corrupt() as u64;
+    fn done(&mut self, turn: Turn, so_far: StreamSoFar<'_>) {
+        self.late.get_or_insert_with(|| LateWork::new(so_far.format()));
         if self.unattended.is_none() {
-            self.learn_entrypoint();
+            self.learn(so_far.entrypoint());
         }
         match self.unattended {
             Some(unattended) if self.waiting.is_empty() => {
                 self.judge(turn, unattended)
             }
-            _ => {
-                self.waiting.push(turn);
-                self.judge_waiting();
-            }
+            _ => self.waiting.push(turn),
         }
     }
 
-    /// Judge the turns that wait, if the entrypoint is known.
-    fn judge_waiting(&mut self) {
-        if let Some(unattended) = self.unattended {
-            for turn in std::mem::take(&mut self.waiting) {
-                self.judge(turn, unattended);
-            }
-        }
-    }
-
-    /// The entrypoint, if the bytes read so far tell it; once they do,
-    /// whether the session is unattended is known.
-    fn learn_entrypoint(&mut self) -> Option<String> {
-        let entrypoint = match &self.entrypoint {
-            Entrypoint::Known(e) => e.clone(),
-            Entrypoint::Streamed(head) => match head.borrow().answer() {
-                Some(e) => e.map(str::to_string),
-                None => return None,
-            },
+    /// The entrypoint as far as it is known: once it is, whether the
+    /// session is unattended is known, and the turns that wait for it are
+    /// judged.
+    fn learn(&mut self, so_far: EntrypointSoFar<'_>) {
+        let entrypoint = match (&self.given, so_far) {
+            (Some(given), _) => given.as_deref(),
+            (None, EntrypointSoFar::Known(e)) => e,
+            (None, EntrypointSoFar::Pending) => return,
         };
-        self.unattended = Some(self.judge.skips(entrypoint.as_deref()));
-        entrypoint
+        let unattended = self.judge.skips(entrypoint);
+        self.unattended = Some(unattended);
+        for turn in std::mem::take(&mut self.waiting) {
+            self.judge(turn, unattended);
+        }
     }
 
     /// Judge a finished turn and keep its row.
@@ -611,13 +488,15 @@ impl FileScan<'_> {
         {
             self.first_prompt = turn.prompt().map(|p| opening_words(p.text()));
         }
+        // Made at the first turn the reader handed out ([`FileScan::done`]).
+        let late = self.late.get_or_insert_with(LateWork::default);
         if !in_range(turn.timestamp(), self.options) {
-            self.late.pass(&turn);
+            late.pass(&turn);
             return;
         }
         let row = self.turns.len();
         let subagents = self.judge.folds_subagents().then_some(self.path);
-        let held = self.late.fold(&mut turn, subagents, row, self.parsers);
+        let held = late.fold(&mut turn, subagents, row, self.parsers);
         self.turns.push(report_turn(&turn, self.judge, unattended));
         if held {
             self.launchers.push((row, turn));
@@ -628,7 +507,8 @@ impl FileScan<'_> {
     /// took are judged again with them.
     fn settle_late(&mut self) {
         let unattended = self.unattended.unwrap_or(false);
-        for (row, back) in self.late.finish() {
+        let Some(late) = self.late.as_mut() else { return };
+        for (row, back) in late.finish() {
             let Some((_, turn)) =
                 self.launchers.iter_mut().find(|(r, _)| *r == row)
             else {

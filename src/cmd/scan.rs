@@ -121,13 +121,13 @@ pub struct Args {
     #[arg(
         long,
         value_name = "BYTES",
-        default_value_t = archive::DEFAULT_MAX_LINE,
+        default_value_t = stopgate::read::DEFAULT_MAX_LINE,
         value_parser = parse_max_line
     )]
     max_line_bytes: usize,
 
     /// Read files in chunks of this many bytes (for testing).
-    #[arg(long, hide = true, default_value_t = archive::DEFAULT_CHUNK)]
+    #[arg(long, hide = true, default_value_t = stopgate::read::DEFAULT_CHUNK)]
     chunk_size: usize,
 }
 

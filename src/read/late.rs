@@ -116,6 +116,13 @@ pub(crate) struct LateWork {
     carries: bool,
 }
 
+impl Default for LateWork {
+    /// The work of a file in the default format.
+    fn default() -> LateWork {
+        LateWork::new(Format::default())
+    }
+}
+
 impl LateWork {
     /// The work of a file in `format`.
     pub(crate) fn new(format: Format) -> LateWork {

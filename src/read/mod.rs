@@ -20,6 +20,8 @@
 //!   the byte probes that leave most lines unparsed), `codex.rs` (Codex
 //!   CLI's rollouts) and `gemini.rs` (Gemini CLI's chat logs);
 //! * `reader.rs`: lines in, turns out, whichever format wrote them;
+//! * `chunks.rs` and `stream.rs`: a stream's lines, read in chunks, and
+//!   the reader of many streams into turns ([`StreamReader`]);
 //! * `parsers.rs`: parsers' space, kept by a reader of many files and
 //!   lent to each file's readers in turn.
 //!
@@ -33,6 +35,7 @@
 //! command line, so another tool can link this module alone.
 
 mod builder;
+pub(crate) mod chunks;
 mod claude;
 mod codex;
 mod current;
@@ -47,10 +50,12 @@ mod reader;
 pub(crate) mod record;
 pub(crate) mod sniff;
 mod source;
+mod stream;
 mod tape;
 pub(crate) mod tool_input;
 pub(crate) mod turn;
 
+pub use self::chunks::{DEFAULT_CHUNK, DEFAULT_MAX_LINE};
 #[cfg(all(test, feature = "hook"))]
 pub(crate) use self::claude::UNGUARDED_PREFIX;
 pub use self::format::Format;
@@ -60,6 +65,9 @@ pub use self::query::{FinalMessage, FinalText};
 #[cfg(feature = "archive")]
 pub(crate) use self::source::open_regular;
 pub use self::source::Transcript;
+pub use self::stream::{
+    EntrypointSoFar, StreamReader, StreamSoFar, StreamSummary,
+};
 #[cfg(feature = "judge")]
 pub(crate) use self::tool_input::{ToolInput, EDIT_TOOLS};
 pub(crate) use self::turn::safe_id;
@@ -67,10 +75,7 @@ pub use self::turn::{
     Chain, HookFault, Prompt, StopBlocks, ToolCall, Turn, TurnKind,
 };
 #[cfg(feature = "archive")]
-pub(crate) use self::{
-    format::PROBE_LINES, late::LateWork, parsers::Parsers,
-    query::HeadEntrypoint, reader::TurnReader, turn::LinePos,
-};
+pub(crate) use self::{late::LateWork, parsers::Parsers};
 
 /// The `.jsonl` files under `fixtures/` and, when it is there,
 /// `../shared/corpus/`, for tests that check a fast path against a slow one

@@ -349,7 +349,6 @@ const ENTRYPOINT_WINDOWS: [usize; 3] =
 /// It judges the same windows, each as soon as more than its bytes have
 /// arrived (the file goes on past it), and keeps no bytes once it has its
 /// answer.
-#[cfg(feature = "archive")]
 #[derive(Debug, Default)]
 pub(crate) struct HeadEntrypoint {
     head: Vec<u8>,
@@ -360,7 +359,6 @@ pub(crate) struct HeadEntrypoint {
     parsers: Parsers,
 }
 
-#[cfg(feature = "archive")]
 impl HeadEntrypoint {
     /// The entrypoint of a stream not read yet, judged with `parsers`'s
     /// parsers ([`HeadEntrypoint::into_parsers`] gives them back).

@@ -1,8 +1,9 @@
 //! Streaming lines out of a reader in fixed-size chunks.
 //!
-//! A directory scan must not memory-map (a file truncated under a map
-//! kills the process, and maps degrade under many threads) and must not
-//! read whole files (sessions reach gigabytes). So each file is read in
+//! A reader of many files ([`StreamReader`](super::StreamReader)) must not
+//! memory-map (a file truncated under a map kills the process, and maps
+//! degrade under many threads) and must not read whole files (sessions
+//! reach gigabytes). So each file is read in
 //! chunks into one buffer, complete lines are handed out in place, and the
 //! partial line at the end of a chunk is carried over to the front of the
 //! buffer, like ripgrep's line buffer. The buffer grows only when a single
