@@ -84,9 +84,19 @@ pub(crate) struct AuditMatcher {
     plain: PlainAudits,
     /// Whether plain-language audits pass (`audit.plain_language`).
     plain_passes: bool,
-    /// The learned judge of plain-language audits, when
-    /// `audit.plain_judge = "learned"`.
-    model: Option<AuditModel>,
+    /// Who reads a text without a marker (`audit.plain_judge`).
+    judge: PlainAuditJudge,
+}
+
+/// The seam where a text without a marker is judged: which judge decides
+/// whether it audits in plain language (`audit.plain_judge`). Markers
+/// and escape hatches are read before it, the same for every judge.
+#[derive(Clone, Debug)]
+enum PlainAuditJudge {
+    /// The grammar alone ([`PlainAudits::find`]).
+    Grammar,
+    /// The learned model, with the grammar's reading as evidence.
+    Learned(AuditModel),
 }
 
 impl AuditMatcher {
@@ -110,9 +120,11 @@ impl AuditMatcher {
         Ok(AuditMatcher {
             plain: PlainAudits::new(&tables, dfa)?,
             plain_passes: config.audit.plain_language,
-            model: match config.audit.plain_judge {
-                PlainJudge::Learned => Some(AuditModel::builtin()),
-                PlainJudge::Grammar => None,
+            judge: match config.audit.plain_judge {
+                PlainJudge::Learned => {
+                    PlainAuditJudge::Learned(AuditModel::builtin())
+                }
+                PlainJudge::Grammar => PlainAuditJudge::Grammar,
             },
             markers: LazyKeywords::new(markers, dfa)?,
             marker_nouns: tables
@@ -188,33 +200,39 @@ impl AuditMatcher {
         }
         // A bare hatch says the agent means to skip the audit: the
         // model, which never learnt from one, gets no say.
-        let judge = self.model.as_ref().filter(|_| hatch_spans.is_empty());
-        match self.plain_passes.then(|| self.plain_audit(text, judge)) {
+        let judge = match &self.judge {
+            PlainAuditJudge::Learned(_) if !hatch_spans.is_empty() => {
+                &PlainAuditJudge::Grammar
+            }
+            judge => judge,
+        };
+        let reading = || judge.read(text, &self.plain);
+        match self.plain_passes.then(reading) {
             Some(PlainReading::Audit(plain)) => AuditStatus::Plain(plain),
             Some(PlainReading::Doubt(plain)) => AuditStatus::Uncertain(plain),
             Some(PlainReading::None) | None => AuditStatus::Absent,
         }
     }
+}
 
-    /// The plain-language audit in a text without a marker: the grammar's
-    /// lead, or the whole text when only the model finds the audit.
+impl PlainAuditJudge {
+    /// The plain-language audit in a text without a marker, as this judge
+    /// reads it with the grammar `plain`: the grammar's lead, or the whole
+    /// text when only the model finds the audit.
     ///
     /// The model is asked first: on most real texts it is sure there is
     /// no audit, and the grammar, which costs more, is then not run.
-    fn plain_audit(
-        &self,
-        text: &str,
-        model: Option<&AuditModel>,
-    ) -> PlainReading {
-        let Some(model) = model else {
-            return self.plain.find(text).into();
+    fn read(&self, text: &str, plain: &PlainAudits) -> PlainReading {
+        let model = match self {
+            PlainAuditJudge::Grammar => return plain.find(text).into(),
+            PlainAuditJudge::Learned(model) => model,
         };
         // On a text shorter than a sentence that reports a check
         // ("Changed again."), a few words decide the model's answer,
         // which is noise: only the grammar can pass one.
         // (Counted only as far as the bound: a long text is not walked.)
         if text.chars().nth(MIN_LEARNED_CHARS - 1).is_none() {
-            let Some(found) = self.plain.find(text) else {
+            let Some(found) = plain.find(text) else {
                 return PlainReading::None;
             };
             return match model.read(text) {
@@ -227,7 +245,7 @@ impl AuditMatcher {
             // too, unless the text is told wholly in the present, which
             // describes what a change does and reports no check ("… 1일,
             // 3일, 8일로 늘리고 … 냅니다", "Weekly mails go out on Monday").
-            Reading::Audit => match self.plain.find(text) {
+            Reading::Audit => match plain.find(text) {
                 Some(found) => PlainReading::Audit(found),
                 None if tells_a_past(text) != Some(false) => {
                     PlainReading::Audit(PlainAudit::learned())
@@ -237,7 +255,7 @@ impl AuditMatcher {
             // In the model's doubt, a check the grammar finds told is
             // still doubt; the grammar's shapes of an outcome are not even
             // that (a design told with its numbers has them too).
-            Reading::GrammarDecides => match self.plain.find_told(text) {
+            Reading::GrammarDecides => match plain.find_told(text) {
                 Some(found) => PlainReading::Doubt(found),
                 None => PlainReading::None,
             },
