@@ -21,7 +21,7 @@ use stopgate::archive::{
     is_stopgate_command, FileReport, TurnReport, UNJUDGED,
 };
 
-use super::report::{project_label, session_label};
+use super::label::{project_label, session_label};
 
 /// The hook counts of a set of turns.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -12,7 +12,8 @@ use std::io::{self, Write};
 use stopgate::archive::Finding;
 
 use super::health::HealthBuilder;
-use super::report::{percent, project_label, trend, Counts, Flagged, Summary};
+use super::label::project_label;
+use super::report::{percent, trend, Counts, Flagged, Summary};
 
 /// Escape `s` for HTML text and attribute values.
 fn esc(s: &str) -> String {

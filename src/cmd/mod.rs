@@ -10,6 +10,7 @@ pub mod html;
 pub mod inert;
 pub mod install;
 pub mod install_record;
+pub mod label;
 pub mod last;
 pub mod report;
 pub mod scan;

@@ -13,8 +13,9 @@ use stopgate::read::Format as AgentFormat;
 
 use super::health::HealthBuilder;
 use super::inert::{csv_cell, terminal};
+use super::label::session_label;
 use super::report::{
-    percent, session_label, trend, Counts, Flagged, Summary, SummaryBuilder,
+    percent, trend, Counts, Flagged, Summary, SummaryBuilder,
 };
 use super::when::{self, Edge, When};
 

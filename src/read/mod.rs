@@ -70,7 +70,6 @@ pub use self::stream::{
 };
 #[cfg(feature = "judge")]
 pub(crate) use self::tool_input::{ToolInput, EDIT_TOOLS};
-pub(crate) use self::turn::safe_id;
 pub use self::turn::{
     Chain, HookFault, Prompt, StopBlocks, ToolCall, Turn, TurnKind,
 };

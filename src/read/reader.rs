@@ -24,8 +24,8 @@ use super::gemini::{self, Replay};
 use super::parsers::Parsers;
 use super::record::RecordParser;
 use super::sniff::quick_type;
+use super::turn::safe_id;
 use super::turn::{Chain, LinePos, Turn};
-use crate::read::safe_id;
 
 /// Reads one transcript's lines, in file order, into turns.
 #[derive(Debug)]

@@ -94,7 +94,7 @@ impl<'a> StreamSoFar<'a> {
 pub enum EntrypointSoFar<'a> {
     /// The bytes read so far do not decide it.
     Pending,
-    /// The answer [`Transcript::entrypoint`](super::Transcript::entrypoint)
+    /// The answer [`Transcript::entrypoint`](super::source::Transcript::entrypoint)
     /// gives on the whole file.
     Known(Option<&'a str>),
 }
@@ -150,7 +150,7 @@ impl StreamSummary {
         self.cwd.as_deref()
     }
 
-    /// The session's entrypoint ([`Transcript::entrypoint`](super::Transcript::entrypoint)).
+    /// The session's entrypoint ([`Transcript::entrypoint`](super::source::Transcript::entrypoint)).
     pub fn entrypoint(&self) -> Option<&str> {
         self.entrypoint.as_deref()
     }
