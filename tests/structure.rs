@@ -4,10 +4,10 @@
 //!
 //! The library is read → judge → run (see the crate's documentation). A
 //! test that reads the imports keeps it so: an arrow that runs back up, or
-//! a circle, fails here, with the files that make it. Only the library is
-//! read for the graph (`src/main.rs` and `src/cmd/` are the binary, a crate
-//! above it), and items under `#[cfg(test)]` are left out, as they are of
-//! the build.
+//! a circle, fails here, with the files that make it. The layers are the
+//! library's; the binary (`src/main.rs` and `src/cmd/`, a crate above it)
+//! is read for circles of its own. Items under `#[cfg(test)]` are left
+//! out, as they are of the build.
 
 mod common;
 
