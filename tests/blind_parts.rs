@@ -37,6 +37,8 @@ use common::score::Score;
 
 /// One labelled case of a blind part.
 struct Case {
+    /// For a real message, the repository it came from; empty otherwise.
+    repo: String,
     gate: Gate,
     lang: String,
     block: bool,
@@ -80,6 +82,7 @@ fn load(path: &Path) -> Vec<Case> {
         }
         let at = format!("{name}:{}", i + 1);
         let all: Vec<&str> = line.split('\t').collect();
+        let repo = if all.len() == 11 { all[0] } else { "" }.to_string();
         let cols: Vec<&str> = match all.len() {
             7 => all,
             // A real part: its gate, lang, label, a blank `near`, and the
@@ -103,6 +106,7 @@ fn load(path: &Path) -> Vec<Case> {
                 .collect(),
         };
         out.push(Case {
+            repo,
             gate,
             lang: cols[1].to_string(),
             block: match cols[2] {
@@ -161,6 +165,14 @@ fn print_misses(
         println!("  (misses of {name} not shown: its first run is not kept)");
         return;
     }
+    print_each_miss(name, gates, cases);
+}
+
+fn print_each_miss(
+    name: &str,
+    gates: &BTreeMap<&'static str, Gates>,
+    cases: &[&Case],
+) {
     for (i, c) in cases.iter().enumerate() {
         if blocks(gates, c) != c.block {
             let want = if c.block { "block" } else { "pass" };
@@ -370,4 +382,33 @@ fn the_gates_on_real_final_messages() {
             g[&key].cell()
         );
     }
+    // The tuning half's misses only (`tests/labelled/real/SPLIT.md`).
+    if std::env::var_os("STOPGATE_REAL_MISSES").is_some() {
+        let tune: Vec<&Case> = cases
+            .iter()
+            .copied()
+            .filter(|c| REAL_TUNING_HALF.contains(&c.repo.as_str()))
+            .collect();
+        print_each_miss("real", &today, &tune);
+    }
 }
+
+/// The repositories of the real messages' tuning half, whose misses may be
+/// read (`tests/labelled/real/SPLIT.md`); the other half's are not shown.
+const REAL_TUNING_HALF: &[&str] = &[
+    "DRMacIver/claude-reliability",
+    "FellowDalton/teamwork",
+    "GiovaniOliver/livestream-copilot",
+    "JoshuaOliphant/ClimateHome",
+    "RyanLisse/big3",
+    "TJProRata/GistConsole",
+    "ThomasJMcGovern/Golfgod_v1",
+    "astrophotograph/processinator",
+    "dirvine/saorsa-core",
+    "greg-phillips/iMatrix_src",
+    "kesslerio/attio-mcp-server",
+    "mushfoo/puka",
+    "rickhallett/blackcore",
+    "siliconyouth/awe",
+    "stevengonsalvez/claude-debugger",
+];

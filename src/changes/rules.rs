@@ -161,8 +161,13 @@ fn git_writes(args: &[Word<'_>]) -> bool {
         "apply" => {
             !has(rest, &["--check", "--stat", "--numstat", "--summary"])
         }
-        "am" | "mv" | "rm" | "restore" | "merge" | "rebase" | "pull"
-        | "cherry-pick" | "revert" | "switch" | "clean" => true,
+        "am" | "mv" | "rm" | "merge" | "rebase" | "pull" | "cherry-pick"
+        | "revert" | "switch" | "clean" => true,
+        // `--staged` alone restores the index (unstages): no file changes.
+        "restore" => {
+            !has(rest, &["--staged", "-S"])
+                || has(rest, &["--worktree", "-W", "-SW", "-WS"])
+        }
         "checkout" => {
             !has(rest, &["-b", "-B"]) || rest.iter().any(|a| a == "--")
         }
@@ -416,6 +421,10 @@ mod tests {
         ("git checkout main", Some("git")),
         ("git checkout -b feature", None),
         ("git restore src/a.rs", Some("git")),
+        ("git restore --staged logs/a.json", None),
+        ("git restore -S a.rs", None),
+        ("git restore --staged --worktree a.rs", Some("git")),
+        ("git restore -SW a.rs", Some("git")),
         ("git reset --hard HEAD~1", Some("git")),
         ("git reset HEAD~1", None),
         ("git mv a b", Some("git")),

@@ -164,8 +164,10 @@ impl RanCheck {
         let command = call.command().filter(|_| call.runs_command())?;
         // A command whose every part checks nothing (`git status`,
         // `git add -A && git commit`, `ls tests/`) is no check.
+        // A build program (`make -j4`) names no check by itself, yet runs
+        // a build.
         let names = command_names(command);
-        if names.is_empty() {
+        if names.is_empty() && !runs_build_program(command) {
             return None;
         }
         let kind = kind_of(command, &names);
@@ -287,6 +289,33 @@ const LINTS: &[&str] = &[
 const BUILDS: &[&str] =
     &["build", "compile", "cmake", "webpack", "package", "assemble"];
 
+/// Programs that build when run with no subcommand or a target of their
+/// own (`make`, `make -j4`, `make all`, `ninja -C out`); too generic to
+/// name a check alone ([`GENERIC`]), they still make a run a build.
+const BUILD_PROGRAMS: &[&str] =
+    &["make", "gmake", "ninja", "xcodebuild", "msbuild", "scons"];
+
+/// Targets of those programs that build nothing.
+const NOT_BUILD_TARGETS: &[&str] = &["clean", "distclean", "help"];
+
+/// Whether a simple command of `command` runs a build program
+/// ([`BUILD_PROGRAMS`]) on a target that builds.
+fn runs_build_program(command: &str) -> bool {
+    command.split(['&', '|', ';', '\n', '(', ')']).any(|simple| {
+        let mut words = simple
+            .split_whitespace()
+            .map(|w| w.trim_matches(['"', '\'', '`']))
+            .filter(|w| !w.is_empty() && !w.contains('='))
+            .skip_while(|w| WRAPPERS.contains(w));
+        let Some(program) = words.next() else { return false };
+        let program = program.rsplit('/').next().unwrap_or(program);
+        BUILD_PROGRAMS.contains(&program)
+            && words
+                .find(|w| !w.starts_with('-'))
+                .is_none_or(|t| !NOT_BUILD_TARGETS.contains(&t))
+    })
+}
+
 /// The kind of a command from its words.
 fn kind_of(command: &str, names: &[String]) -> CheckKind {
     let has = |w: &str| names.iter().any(|n| n.split(' ').any(|p| p == w));
@@ -304,7 +333,7 @@ fn kind_of(command: &str, names: &[String]) -> CheckKind {
         CheckKind::Test
     } else if LINTS.iter().any(|w| has(w)) || lower.contains("--noemit") {
         CheckKind::Lint
-    } else if BUILDS.iter().any(|w| has(w)) {
+    } else if BUILDS.iter().any(|w| has(w)) || runs_build_program(&lower) {
         CheckKind::Build
     } else if ["grep", "rg", "ag", "ack"].iter().any(|w| has(w)) {
         CheckKind::Search
@@ -769,6 +798,12 @@ mod tests {
             ["go test", "test"]
         );
         assert_eq!(ran("pytest -q").kind, CheckKind::Test);
+        // A build program runs a build, but names none by itself.
+        assert_eq!(ran("make -j4 2>&1 | tail -50").kind, CheckKind::Build);
+        assert_eq!(ran("cd out && ninja").kind, CheckKind::Build);
+        assert_eq!(ran("make test").kind, CheckKind::Test);
+        assert_eq!(ran("make clean").kind, CheckKind::Run);
+        assert!(command_names("make -j4").is_empty());
         assert_eq!(ran("npx tsc --noEmit").kind, CheckKind::Lint);
         assert_eq!(ran("grep -rn csrf_exempt api").kind, CheckKind::Search);
         assert_eq!(

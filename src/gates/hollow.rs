@@ -191,8 +191,12 @@ pub fn unverified_claim(
     if fired.is_empty() {
         return None;
     }
-    let ran_something = uses[after_change..].iter().any(|u| u.runs_command());
-    (!ran_something).then_some(fired)
+    // A command that checks nothing (`git add && git commit`, `ls`,
+    // `mkdir -p out`) backs no claim; any other may.
+    let ran_a_check = checks_in(&uses[after_change..])
+        .iter()
+        .any(|c| c.kind() != CheckKind::Read);
+    (!ran_a_check).then_some(fired)
 }
 
 #[cfg(test)]

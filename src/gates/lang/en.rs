@@ -2265,6 +2265,8 @@ pub const TABLE: LangTable = LangTable {
             "lint",
             "linter",
             "linted",
+            "validation",
+            "validated",
             "type check",
             "type-check",
             "typecheck",
@@ -2310,6 +2312,7 @@ pub const TABLE: LangTable = LangTable {
         outcomes: &[
             "success",
             "successful",
+            "successfully",
             "ok",
             "no error",
             "without error",
