@@ -100,6 +100,20 @@ pub const TABLE: LangTable = LangTable {
             Lit("up to you"),
             Lit("your pick"),
             Lit("which way?"),
+            Lit("which approach?"),
+            Lit("which option?"),
+            // A list of options under the question ("Should I:\n1. …").
+            Lit("would you like me to:"),
+            Lit("do you want me to:"),
+            Lit("should i:"),
+            Lit("shall i:"),
+            Lit("should we:"),
+            // Asking for the go-ahead instead of taking it.
+            Lit("would you like me to proceed"),
+            Lit("do you want me to proceed"),
+            Lit("want me to proceed"),
+            Lit("should i proceed"),
+            Lit("shall i proceed"),
             Lit("or leave them?"),
             Lit("or leave it?"),
             Near(
