@@ -97,6 +97,13 @@ const WRAPPERS: &[&str] = &[
     "python", "python3", "node", "deno", "sh", "bash", "-m", "-c", "rye",
 ];
 
+/// The outcome words that are arrows: an outcome only after the check.
+const ARROWS: &[&str] = &["→", "->", "=>"];
+
+/// The extensions of scripts, which a message names without them.
+const SCRIPT_EXTENSIONS: &[&str] =
+    &["py", "sh", "js", "mjs", "cjs", "ts", "rb", "pl", "php"];
+
 /// Programs too common to name a check alone ("go test" does).
 const GENERIC: &[&str] = &["go", "git", "make"];
 
@@ -228,6 +235,17 @@ fn command_names(command: &str) -> Vec<String> {
             }
         }
         if program.len() >= 3 && !GENERIC.contains(&program.as_str()) {
+            // A script is named without its extension too ("the
+            // claude-debugger script" for `python3 claude-debugger.py`),
+            // when the stem is a compound, not a word of prose
+            // (`manage.py`, `server.js`).
+            if let Some((stem, _)) = program
+                .rsplit_once('.')
+                .filter(|(_, ext)| SCRIPT_EXTENSIONS.contains(ext))
+                .filter(|(stem, _)| stem.contains(['-', '_']))
+            {
+                names.push(stem.to_string());
+            }
             names.push(program);
         }
         if names.len() >= MAX_NAMES {
@@ -578,16 +596,23 @@ impl Grounding {
         let sentences = clauses(text);
         for (i, s) in sentences.iter().enumerate() {
             let lower = s.to_ascii_lowercase();
-            let Some(check) = checks.iter().find(|c| self.names(s, &lower, c))
+            let Some((check, named)) = checks
+                .iter()
+                .find_map(|c| self.named_at(s, &lower, c).map(|at| (c, at)))
             else {
                 continue;
             };
             if fires(self.hedges.get(), s) {
                 continue;
             }
+            // An arrow tells what came of the check only after it: "visit
+            // → synced to Convex" tells what the code does.
+            let before = &s[..named];
+            let arrow_first = ARROWS.iter().any(|a| before.contains(a))
+                && !fires(self.outcomes.get(), &s[named..]);
             // The outcome in the next clause counts when that clause does
             // not plan or hedge it ("Ran `pytest`. It should pass once …").
-            let told = self.outcome(s, true)
+            let told = (!arrow_first && self.outcome(s, true))
                 || sentences.get(i + 1).is_some_and(|n| {
                     self.outcome(n, false) && !fires(self.hedges.get(), n)
                 });
@@ -601,18 +626,27 @@ impl Grounding {
         None
     }
 
-    /// Whether sentence `s` names `check`, by its own names or its kind.
-    fn names(&self, s: &str, lower: &str, check: &RanCheck) -> bool {
-        let own = check.names.iter().any(|n| {
+    /// Where sentence `s` first names `check`, by its own names or its
+    /// kind: the byte offset of the name's start.
+    fn named_at(
+        &self,
+        s: &str,
+        lower: &str,
+        check: &RanCheck,
+    ) -> Option<usize> {
+        let own = check.names.iter().filter_map(|n| {
             lower
                 .match_indices(n.as_str())
-                .any(|(at, _)| is_word_at(lower, at, n.len()))
+                .map(|(at, _)| at)
+                .find(|&at| is_word_at(lower, at, n.len()))
         });
-        own || self
+        let by_kind = self
             .kinds
             .iter()
             .filter(|(k, _)| *k == check.kind)
-            .any(|(_, words)| fires(words.get(), s))
+            .filter_map(|(_, words)| words_in(words.get(), s).next())
+            .map(|m| m.start());
+        own.chain(by_kind).min()
     }
 
     /// Whether sentence `s` tells an outcome: an outcome word, or (when
@@ -798,6 +832,10 @@ mod tests {
             ["go test", "test"]
         );
         assert_eq!(ran("pytest -q").kind, CheckKind::Test);
+        assert_eq!(
+            command_names("python3 claude-debugger.py | head"),
+            ["claude-debugger", "claude-debugger.py"]
+        );
         // A build program runs a build, but names none by itself.
         assert_eq!(ran("make -j4 2>&1 | tail -50").kind, CheckKind::Build);
         assert_eq!(ran("cd out && ninja").kind, CheckKind::Build);
