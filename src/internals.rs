@@ -41,6 +41,9 @@ pub fn for_each_streamed_line<R: std::io::Read>(
         reader,
         (chunk, usize::MAX),
         buffer,
-        |l| f(l.bytes),
+        |l| {
+            f(l.bytes);
+            std::ops::ControlFlow::Continue(())
+        },
     )
 }

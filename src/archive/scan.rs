@@ -19,6 +19,7 @@
 //! `transcript/late.rs`.
 
 use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use crate::gates::{AuditStatus, Block, Rule};
@@ -177,7 +178,7 @@ pub struct FileReport {
     pub agent: Format,
     /// Bytes read.
     pub bytes: u64,
-    /// Non-empty lines seen.
+    /// Lines seen, empty ones included.
     pub lines: u64,
     /// Corrupt lines skipped: among the lines the scan needs, those that
     /// do not parse, and those framed badly or holding invalid UTF-8 or
@@ -279,7 +280,7 @@ pub const ORPHAN_NOTE: &str =
 /// What a thread of the scan keeps from one file to the next: the
 /// stream reader, with its buffer and parsers, and the parsers of the
 /// subagents' files (see `read/parsers.rs` for why).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct ScanSpace {
     reader: StreamReader,
     subagents: Parsers,
@@ -390,7 +391,8 @@ fn scan_stream<R: Read>(
         parsers: &mut space.subagents,
     };
     let read = space.reader.read_stream(reader, chain, &mut |turn, so_far| {
-        scan.done(turn, so_far)
+        scan.done(turn, so_far);
+        ControlFlow::Continue(())
     });
     let entrypoint =
         given.unwrap_or_else(|| read.entrypoint().map(str::to_string));
@@ -798,6 +800,42 @@ fn in_range(timestamp: Option<&str>, options: &ScanOptions) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// A change is listed by where it was made, not by its id: a tool use
+    /// id a later turn uses again is that turn's own change, and the
+    /// carried one stays carried.
+    #[test]
+    fn a_change_is_listed_by_its_origin_not_its_id() {
+        use crate::judge::TurnChanges;
+        use crate::read::{Chain, Transcript};
+
+        let user = |text: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":{text:?}}}}}"#
+            )
+        };
+        let write = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"w1","name":"Write","input":{"file_path":"a.txt"}}]}}"#;
+        let done = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Done."}]}}"#;
+        let lines = [
+            user("a"),
+            write.to_string(),
+            user("[Request interrupted by user]"),
+            user("b"),
+            write.to_string(),
+            done.to_string(),
+        ];
+        let bytes = lines.join("\n") + "\n";
+        let turns = Transcript::from_bytes(bytes.into_bytes())
+            .turns_with_subagents(Chain::Main, std::path::Path::new("/none"));
+        let turn = turns.last().unwrap();
+        assert_eq!(
+            super::change_sources(turn, &TurnChanges::of(turn)),
+            [
+                "this turn: Write a.txt (line 5)",
+                "carried from turn 1, which the user interrupted: Write a.txt (line 2)",
+            ]
+        );
+    }
+
     #[test]
     fn session_labels_leave_the_clients_tags_out() {
         let slash =

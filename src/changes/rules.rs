@@ -18,8 +18,6 @@ pub enum ChangeReason {
     Redirect,
     /// A command from the rule table; the name is the table's row.
     Command(&'static str),
-    /// A Task or Agent tool use whose subagent changed files.
-    Subagent,
 }
 
 /// Whether a tool use with this name and input changes files: see
@@ -514,7 +512,6 @@ mod tests {
             ChangeReason::EditTool => "edit",
             ChangeReason::Redirect => "redirect",
             ChangeReason::Command(name) => name,
-            ChangeReason::Subagent => "subagent",
         }
     }
 

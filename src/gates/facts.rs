@@ -130,6 +130,9 @@ impl<'a> Facts<'a> {
     }
 
     /// These facts, with the main chain's tool uses this turn, in order.
+    /// Where the last change among them is, is read from them alone: a
+    /// launch of a subagent that changed files is not one
+    /// ([`Facts::of_turn`] knows it from the turn).
     pub fn with_tool_uses(self, tool_uses: &'a [ToolCall]) -> Facts<'a> {
         Facts { tool_uses, last_change: last_change(tool_uses), ..self }
     }

@@ -37,9 +37,10 @@ pub struct TurnBuilder {
     /// a subagent yet: only then are tool results worth parsing.
     pub(super) unanswered_launches: usize,
     /// The ids of the open turn's tool uses that may change files whose
-    /// result has not been met: only their results are worth a look for an
-    /// error ([`Turn::possible_changes`]).
-    pub(super) unanswered_changes: Vec<String>,
+    /// result has not been met, each with whether it is an editing tool's:
+    /// only their results are worth a look for an error
+    /// ([`Turn::possible_changes`]).
+    pub(super) unanswered_changes: Vec<(String, bool)>,
     /// Where the open turn's last Stop block and last tool use are, and
     /// the blocks since that tool use: a block no line answers is one the
     /// client overrode ([`Turn::blocks_overridden`]).

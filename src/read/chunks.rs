@@ -17,6 +17,7 @@
 //! unterminated line.
 
 use std::io::{self, Read};
+use std::ops::ControlFlow;
 
 use memchr::memchr_iter;
 
@@ -57,14 +58,15 @@ fn strip_cr(b: &[u8]) -> &[u8] {
 /// (a new one would be zeroed, a chunk's worth, for every file).
 ///
 /// A line longer than `max_line` bytes is handed out once, with no bytes
-/// and [`ChunkLine::too_long`] set. Returns the number of bytes read. The
-/// biggest buffer it holds is about `max_line` plus `chunk` (twice that
-/// while it grows); a buffer a long line grew is not kept.
+/// and [`ChunkLine::too_long`] set. When `f` breaks, no more is read.
+/// Returns the number of bytes read. The biggest buffer it holds is about
+/// `max_line` plus `chunk` (twice that while it grows); a buffer a long
+/// line grew is not kept.
 pub(crate) fn for_each_line<R: Read>(
     mut reader: R,
     (chunk, max_line): (usize, usize),
     buffer: &mut Vec<u8>,
-    mut f: impl FnMut(ChunkLine<'_>),
+    mut f: impl FnMut(ChunkLine<'_>) -> ControlFlow<()>,
 ) -> io::Result<u64> {
     let chunk = chunk.max(1);
     let buf = std::mem::take(buffer);
@@ -86,13 +88,18 @@ pub(crate) fn for_each_line<R: Read>(
         total += n as u64;
         let scan_from = w.end;
         w.end += n;
-        w.hand_out(scan_from, max_line, &mut skipping, &mut f);
+        if w.hand_out(scan_from, max_line, &mut skipping, &mut f).is_break() {
+            keep(w.buf, chunk, buffer);
+            return Ok(total);
+        }
     }
-    if let Some(at) = skipping {
-        f(ChunkLine::skipped(at, false));
+    let _ = if let Some(at) = skipping {
+        f(ChunkLine::skipped(at, false))
     } else if w.start < w.end {
-        f(w.line(w.start, w.end, false, max_line));
-    }
+        f(w.line(w.start, w.end, false, max_line))
+    } else {
+        ControlFlow::Continue(())
+    };
     keep(w.buf, chunk, buffer);
     Ok(total)
 }
@@ -132,8 +139,8 @@ impl Window {
         scan_from: usize,
         max_line: usize,
         skipping: &mut Option<u64>,
-        f: &mut impl FnMut(ChunkLine<'_>),
-    ) {
+        f: &mut impl FnMut(ChunkLine<'_>) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let mut pos = self.start;
         for nl in memchr_iter(b'\n', &self.buf[scan_from..self.end]) {
             let nl = scan_from + nl;
@@ -141,7 +148,7 @@ impl Window {
                 Some(at) => ChunkLine::skipped(at, true),
                 None => self.line(pos, nl, true, max_line),
             };
-            f(line);
+            f(line)?;
             pos = nl + 1;
         }
         self.start = pos;
@@ -152,6 +159,7 @@ impl Window {
             // Drop what is held of the line; only its end is looked for.
             self.start = self.end;
         }
+        ControlFlow::Continue(())
     }
 
     /// The line `buf[from..to]`, or its skipped form when over `max_line`.
@@ -201,11 +209,12 @@ mod tests {
         for_each_line(data, (chunk, max), &mut vec![], |l| {
             if l.too_long {
                 out.push((b"<too long>".to_vec(), l.terminated));
-                return;
+                return ControlFlow::Continue(());
             }
             let at = l.offset as usize;
             assert_eq!(&data[at..at + l.bytes.len()], l.bytes);
-            out.push((l.bytes.to_vec(), l.terminated))
+            out.push((l.bytes.to_vec(), l.terminated));
+            ControlFlow::Continue(())
         })
         .unwrap();
         out
@@ -273,7 +282,8 @@ mod tests {
         let reader = Endless(64 << 20).chain(&b"\nok\n"[..]);
         let mut lines = vec![];
         for_each_line(reader, (4096, 1 << 20), &mut vec![], |l| {
-            lines.push((l.too_long, l.offset, l.bytes.to_vec()))
+            lines.push((l.too_long, l.offset, l.bytes.to_vec()));
+            ControlFlow::Continue(())
         })
         .unwrap();
         assert_eq!(

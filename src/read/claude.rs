@@ -321,7 +321,7 @@ impl TurnBuilder {
             // which is slower but gives the same answer.
             Some(b"user") => yes(self.unanswered_launches > 0
                 || !holds_tool_result(line)
-                || (self.answers_change(line) && failed(line))),
+                || self.answers_change_failed(line)),
             // A value spelt with `\u` escapes is parsed, to be sure.
             Some(b"system") => yes(SUMMARY.find(line)
                 || LOCAL_COMMAND.find(line)
@@ -341,11 +341,15 @@ impl TurnBuilder {
         }
     }
 
-    /// Whether a tool result line answers one of the open turn's tool uses
-    /// that may change files: its result's `tool_use_id`, which Claude
-    /// Code writes in the line's head, one result to a line, is one of
-    /// theirs. Each is looked for until met.
-    fn answers_change(&mut self, line: &[u8]) -> bool {
+    /// Whether a tool result line answers, with an error, one of the open
+    /// turn's editing tool uses: then it is worth parsing. Its result's
+    /// `tool_use_id`, which Claude Code writes in the line's head, one
+    /// result to a line, is looked for among the tool uses that may
+    /// change files, each until met. A shell command's failure is noted
+    /// from the bytes alone, unparsed: whether the command changed files
+    /// is the judge's to say, and parsing the output of every failed test
+    /// run to learn it would cost more than it tells.
+    fn answers_change_failed(&mut self, line: &[u8]) -> bool {
         if self.unanswered_changes.is_empty() {
             return false;
         }
@@ -354,12 +358,21 @@ impl TurnBuilder {
         let rest = &head[at + RESULT_ID_KEY.len()..];
         let Some(end) = memchr::memchr(b'"', rest) else { return false };
         let id = &rest[..end];
-        match self.unanswered_changes.iter().position(|u| u.as_bytes() == id) {
-            Some(i) => {
-                self.unanswered_changes.swap_remove(i);
-                true
+        let Some(i) = self
+            .unanswered_changes
+            .iter()
+            .position(|(u, _)| u.as_bytes() == id)
+        else {
+            return false;
+        };
+        let (id, edits) = self.unanswered_changes.swap_remove(i);
+        match (edits, failed(line)) {
+            (true, failed) => failed,
+            (false, true) => {
+                self.open.failed.push(id);
+                false
             }
-            None => false,
+            (false, false) => false,
         }
     }
 
@@ -507,7 +520,8 @@ impl TurnBuilder {
                 .made_at(rec.timestamp())
                 .on_line(pos.line);
                 if let (true, Some(id)) = (call.may_change(), call.id()) {
-                    self.unanswered_changes.push(id.to_string());
+                    self.unanswered_changes
+                        .push((id.to_string(), call.edits()));
                 }
                 t.tool_uses.push(call);
             }

@@ -16,6 +16,7 @@
 
 use std::cell::RefCell;
 use std::io;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use super::chunks::{
@@ -35,6 +36,8 @@ use crate::error::Error;
 /// # Example
 ///
 /// ```
+/// use std::ops::ControlFlow;
+///
 /// use stopgate::read::{Chain, StreamReader};
 ///
 /// let jsonl = concat!(
@@ -46,12 +49,12 @@ use crate::error::Error;
 /// let mut texts = vec![];
 /// let read = reader.read_slice(jsonl.as_bytes(), Chain::Main, &mut |turn, _| {
 ///     texts.push(turn.final_text().map(str::to_string));
+///     ControlFlow::Continue(())
 /// });
 /// assert_eq!(texts, [Some("Fixed.".to_string()), None]);
 /// assert_eq!(read.entrypoint(), Some("cli"));
 /// assert_eq!((read.lines(), read.corrupt()), (3, 0));
 /// ```
-#[derive(Debug)]
 pub struct StreamReader {
     chunk: usize,
     max_line: usize,
@@ -61,6 +64,16 @@ pub struct StreamReader {
     /// The parsers its head's entrypoint is judged with, alive beside
     /// those.
     head: Parsers,
+}
+
+impl std::fmt::Debug for StreamReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamReader")
+            .field("chunk", &self.chunk)
+            .field("max_line", &self.max_line)
+            .field("buffer_capacity", &self.buffer.capacity())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for StreamReader {
@@ -114,7 +127,8 @@ pub struct StreamSummary {
 }
 
 impl StreamSummary {
-    /// The bytes read.
+    /// The bytes read; 0 when a read error ended the read
+    /// ([`StreamSummary::error`]).
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
@@ -188,7 +202,14 @@ impl StreamReader {
     }
 
     /// Read the transcript at `path`, handing each turn on `chain` to
-    /// `sink` as the next one starts, the last when the file ends.
+    /// `sink` as the next one starts, the last when the file ends; when
+    /// the sink breaks, the read stops there.
+    ///
+    /// The turns are as the file holds them: the work of the subagents
+    /// they launched is not folded in, nor are an interrupted turn's
+    /// changes carried to the next (the archive scan does both, as
+    /// [`Transcript::turns_with_subagents`](super::source::Transcript::turns_with_subagents)
+    /// does for a file read whole).
     ///
     /// # Errors
     ///
@@ -199,7 +220,7 @@ impl StreamReader {
         &mut self,
         path: &Path,
         chain: Chain,
-        sink: &mut dyn FnMut(Turn, StreamSoFar<'_>),
+        sink: &mut dyn FnMut(Turn, StreamSoFar<'_>) -> ControlFlow<()>,
     ) -> Result<StreamSummary, Error> {
         let (file, _) = open_regular(path)?;
         Ok(self.read_stream(file, chain, sink))
@@ -210,7 +231,7 @@ impl StreamReader {
         &mut self,
         bytes: &[u8],
         chain: Chain,
-        sink: &mut dyn FnMut(Turn, StreamSoFar<'_>),
+        sink: &mut dyn FnMut(Turn, StreamSoFar<'_>) -> ControlFlow<()>,
     ) -> StreamSummary {
         self.read_stream(bytes, chain, sink)
     }
@@ -220,7 +241,7 @@ impl StreamReader {
         &mut self,
         stream: R,
         chain: Chain,
-        sink: &mut dyn FnMut(Turn, StreamSoFar<'_>),
+        sink: &mut dyn FnMut(Turn, StreamSoFar<'_>) -> ControlFlow<()>,
     ) -> StreamSummary {
         let parsers = std::mem::take(&mut self.head);
         let head = RefCell::new(HeadEntrypoint::with_parsers(parsers));
@@ -233,6 +254,7 @@ impl StreamReader {
             reader: None,
             pending: vec![],
             summary: StreamSummary::default(),
+            stopped: false,
         };
         let sizes = (self.chunk, self.max_line);
         match for_each_line(tee, sizes, &mut self.buffer, |l| file.line(l)) {
@@ -274,7 +296,7 @@ impl<R: io::Read> io::Read for HeadTee<'_, R> {
 /// One stream's lines on their way to turns.
 struct FileLines<'a> {
     chain: Chain,
-    sink: &'a mut dyn FnMut(Turn, StreamSoFar<'_>),
+    sink: &'a mut dyn FnMut(Turn, StreamSoFar<'_>) -> ControlFlow<()>,
     head: &'a RefCell<HeadEntrypoint>,
     parsers: &'a mut Parsers,
     /// The reader of the file's format, made once a line tells the
@@ -282,17 +304,19 @@ struct FileLines<'a> {
     reader: Option<TurnReader>,
     pending: Vec<(Vec<u8>, bool, LinePos)>,
     summary: StreamSummary,
+    /// Whether the sink broke: no more turns are wanted.
+    stopped: bool,
 }
 
 impl FileLines<'_> {
-    fn line(&mut self, line: ChunkLine<'_>) {
+    fn line(&mut self, line: ChunkLine<'_>) -> ControlFlow<()> {
         self.summary.lines += 1;
         if line.too_long {
             self.summary.too_long += 1;
-            return;
+            return ControlFlow::Continue(());
         }
         if line.bytes.is_empty() {
-            return;
+            return ControlFlow::Continue(());
         }
         let at = Some(self.summary.lines);
         let pos = LinePos { offset: line.offset, line: at };
@@ -321,6 +345,11 @@ impl FileLines<'_> {
                 }
             }
         }
+        if self.stopped {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
     }
 
     /// Make the reader of `format`, and feed it the lines read so far.
@@ -337,13 +366,17 @@ impl FileLines<'_> {
     /// Hand `turn`, read in `format`, to the sink, with the entrypoint as
     /// far as it is known.
     fn emit(&mut self, turn: Turn, format: Format) {
+        if self.stopped {
+            return;
+        }
         self.summary.corrupt += turn.skipped_corrupt() as u64;
         let head = self.head.borrow();
         let entrypoint = match head.answer() {
             Some(e) => EntrypointSoFar::Known(e),
             None => EntrypointSoFar::Pending,
         };
-        (self.sink)(turn, StreamSoFar { format, entrypoint });
+        let flow = (self.sink)(turn, StreamSoFar { format, entrypoint });
+        self.stopped = flow.is_break();
     }
 
     /// The stream ended: the turns not handed out yet, then the summary.
@@ -356,8 +389,12 @@ impl FileLines<'_> {
             self.summary.session_id = reader.session_id().map(str::to_string);
             self.summary.cwd = reader.cwd().map(str::to_string);
             let format = reader.format();
-            for turn in reader.finish(self.parsers) {
-                self.emit(turn, format);
+            if self.stopped {
+                reader.give_back(self.parsers);
+            } else {
+                for turn in reader.finish(self.parsers) {
+                    self.emit(turn, format);
+                }
             }
         }
         self.summary

@@ -760,6 +760,9 @@ impl ToolCall {
 
     /// Whether a subagent made the tool use (in its own file, or on the
     /// sidechain lines of older clients), for the turn that launched it.
+    /// A subagent's tool use carried to a later turn is that turn's
+    /// carried one ([`ToolCall::carried_from`]), no longer the
+    /// subagent's.
     pub fn by_subagent(&self) -> bool {
         matches!(self.origin, Origin::Subagent(_))
     }
