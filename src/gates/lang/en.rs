@@ -9,6 +9,14 @@ pub const TABLE: LangTable = LangTable {
     code: "en",
     markers: AUDIT_MARKERS_EN,
     marker_nouns: &[
+        " log",
+        " logs",
+        " trail",
+        " event",
+        " events",
+        " table",
+        " page",
+        " entries",
         " regularly",
         " yearly",
         " annually",
@@ -2302,7 +2310,14 @@ pub const TABLE: LangTable = LangTable {
             "uses of",
         ],
         request: &[
-            "curl", "request", "requests", "response", "responds", "endpoint",
+            "curl",
+            "request",
+            "requests",
+            "requested",
+            "posted",
+            "response",
+            "responds",
+            "endpoint",
         ],
         read: &[
             "re-read",
@@ -2327,6 +2342,9 @@ pub const TABLE: LangTable = LangTable {
             "success",
             "successful",
             "successfully",
+            "✓",
+            "✔",
+            "✅",
             "ok",
             "no error",
             "without error",
@@ -2643,6 +2661,17 @@ pub const SINGULAR_SUBJECTS: &[&str] = &["i", "we", "he", "she", "it", "then"];
 /// Match them case-insensitively: see
 /// [`KeywordSetBuilder::ascii_case_insensitive`](crate::KeywordSetBuilder::ascii_case_insensitive).
 pub const AUDIT_MARKERS_EN: &[&str] = &[
+    // A section of its own in a markdown summary ("### Audit",
+    // "**Audit**", "### Risks I Checked"); "## Audit log export" names a
+    // feature (see `marker_nouns`).
+    "# audit",
+    "**audit**",
+    "# self-check",
+    "# what i checked",
+    "# risks i checked",
+    "# risks checked",
+    "# edge cases",
+    "# failure modes",
     "self-audit",
     "self audit",
     "audit:",
