@@ -493,10 +493,33 @@ impl Grounding {
             return false;
         }
         let outcome = |after: &str| fires(self.outcomes.get(), after);
+        let told = |after: &str| outcome(after) || has_number(after);
         let by_command = code_spans(s)
             .filter(|(_, span)| is_check_command(span))
-            .any(|(end, _)| outcome(&s[end..]) || has_number(&s[end..]));
-        by_command || self.run_named(s).is_some_and(|end| outcome(&s[end..]))
+            .any(|(end, _)| told(&s[end..]));
+        // Any command line, then what it said ("`gwctl can status`
+        // reports `bitrate 500000`"): a run of a tool of the project's own.
+        let by_any_command = code_spans(s)
+            .filter(|(_, span)| looks_like_command(span))
+            .any(|(end, _)| starts_telling(&s[end..]));
+        by_command
+            || by_any_command
+            || self.run_named(s).is_some_and(|end| {
+                // A number tells a result after an English act ("flashed
+                // it: 4 Hz, then 1 Hz"); the other languages' words of
+                // running also name the code's own running ("… 블록은
+                // 실행되기 때문에 … 15분"), so they need an outcome word.
+                let act = &s[..end];
+                let english = act
+                    .rsplit(|c: char| !c.is_alphanumeric())
+                    .next()
+                    .is_some_and(|w| w.is_ascii());
+                if english {
+                    told(&s[end..])
+                } else {
+                    outcome(&s[end..])
+                }
+            })
     }
 
     /// Where the first word of testing or running in clause `s` ends
@@ -672,6 +695,37 @@ fn code_spans(s: &str) -> impl Iterator<Item = (usize, &str)> {
 /// program the agents run to check (a test runner, a build, a linter, a
 /// package manager, a tool that validates or plans) with at least one
 /// argument, and a check by [`command_names`] (`git commit` is none).
+/// Whether a code span reads as a command line: a program's name (lower
+/// case letters, digits, `-`, `_`, `.` or a path to it) and at least one
+/// argument.
+fn looks_like_command(span: &str) -> bool {
+    let mut words = span.split_whitespace();
+    let (Some(program), Some(_)) = (words.next(), words.next()) else {
+        return false;
+    };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    program.len() >= 2
+        && program.starts_with(|c: char| c.is_ascii_lowercase())
+        && program.chars().all(|c| {
+            c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.".contains(c)
+        })
+}
+
+/// Whether `after` (what follows a command line in a sentence) opens by
+/// telling what the command said: "reports …", "shows …", "prints …".
+fn starts_telling(after: &str) -> bool {
+    const TELLING: &[&str] = &[
+        "reports", "reported", "shows", "showed", "prints", "printed",
+        "returns", "returned", "outputs", "says", "said", "gives", "gave",
+    ];
+    let first = after
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("");
+    TELLING.contains(&first)
+}
+
 fn is_check_command(span: &str) -> bool {
     let mut words = span.split_whitespace();
     let (Some(program), Some(_)) = (words.next(), words.next()) else {

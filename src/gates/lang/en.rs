@@ -2330,6 +2330,7 @@ pub const TABLE: LangTable = LangTable {
         ],
         run: &[
             "ran",
+            "flashed",
             "running it",
             "run it",
             "dry run",
@@ -2345,6 +2346,10 @@ pub const TABLE: LangTable = LangTable {
             "✓",
             "✔",
             "✅",
+            "intact",
+            "arrive",
+            "arrives",
+            "arrived",
             "ok",
             "no error",
             "without error",
