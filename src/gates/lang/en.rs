@@ -212,9 +212,32 @@ pub const TABLE: LangTable = LangTable {
                     "backwards",
                     "the other way",
                     "off",
+                    "not the right",
+                    "isn't the right",
                 ],
                 16,
             ),
+            // What the agent did wrong, told to it ("you mixed up SDA and
+            // SCL", "you missed it"), or its estimate judged ("your stack
+            // estimate is off").
+            Near(
+                &["you", "you've", "you have"],
+                &[
+                    "mixed up",
+                    "missed",
+                    "forgot",
+                    "swapped",
+                    "overlooked",
+                    "left out",
+                    "confused",
+                ],
+                4,
+            ),
+            Near(&["your"], &[" is off", " are off", " was off"], 40),
+            Lit("check again"),
+            Lit("look again"),
+            Lit("can't be from"),
+            Lit("cannot be from"),
             Lit("i disagree"),
             Lit("i don't think"),
             Lit("i do not think"),
@@ -335,12 +358,18 @@ pub const TABLE: LangTable = LangTable {
             Lit("i pinned it"),
             Opening("sorry"),
             Opening("apologies"),
+            Opening("i apologize"),
+            Opening("oops"),
             Opening("ugh, you're right"),
             Lit("i misspoke"),
             Lit("i misremembered"),
             Lit("i misunderstood"),
             Near(&["i got", "i had"], &["wrong"], 8),
-            Near(&["my"], &["mistake", "bad", "error", "apologies"], 2),
+            Near(
+                &["my"],
+                &["mistake", "bad", "error", "apologies", "oversight"],
+                2,
+            ),
             Near(
                 &[
                     "apologies for",
