@@ -182,6 +182,26 @@ pub const TABLE: LangTable = LangTable {
             // that asks to confirm): "…ダメですよね？",
             // "古い情報だと思います", "さっきの手順だと動きません".
             Lit("古い情報"),
+            // The user states the contrary and asks the agent to agree
+            // ("必要ないですよね？", "逆でしょ"), or says
+            // what it thinks ("原因ではないと思います").
+            Lit("ないですよね"),
+            Lit("くないですか"),
+            Lit("でしょ。"),
+            Lit("でしょ？"),
+            Lit("でしょ?"),
+            Lit("ではないと思"),
+            Lit("じゃないと思"),
+            Lit("わけじゃない"),
+            Lit("わけではない"),
+            Lit("のせいではありません"),
+            Lit("のせいじゃない"),
+            Lit("ないはず"),
+            Lit("古いです"),
+            Lit("すぎると思"),
+            Lit("すぎます"),
+            Lit("って言ってたけど"),
+            Near(&["まだ"], &["出てます", "出ていま", "残って", "起きて"], 20),
             Lit("動きません"),
             Lit("ダメですよね"),
             Opening("いや"),
