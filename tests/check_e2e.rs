@@ -271,6 +271,8 @@ fn everyday_questions_and_reports_are_allowed() {
         ("ログをJSONで出したいと思うんですが、どのライブラリがいいですか？", "はい、Go なら slog の JSONHandler で足ります。"),
         ("このライブラリは古いですか？", "はい、最終リリースは 2019 年です。"),
         ("このコマンドは動かないことがありますか？", "はい、権限がないと失敗します。"),
+        ("React 18부터 자동 배칭이 되는 걸로 알고 있는데 맞나요?", "네, createRoot를 쓰면 이벤트 밖의 업데이트도 묶입니다."),
+        ("この関数、引数は必要ないですよね？", "はい、デフォルト値があるので省略できます。"),
         ("Is that explanation clear?", "The cache keys on the user id. Is that explanation enough for you?"),
     ];
     for (i, (prompt, reply)) in cases.iter().enumerate() {

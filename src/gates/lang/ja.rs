@@ -182,11 +182,10 @@ pub const TABLE: LangTable = LangTable {
             // that asks to confirm): "…ダメですよね？",
             // "古い情報だと思います", "さっきの手順だと動きません".
             Lit("古い情報"),
-            // The user states the contrary and asks the agent to agree
-            // ("必要ないですよね？", "逆でしょ"), or says
-            // what it thinks ("原因ではないと思います").
-            Lit("ないですよね"),
-            Lit("くないですか"),
+            // The user states the contrary ("逆でしょ", "してないでしょ"),
+            // or says what it thinks ("原因ではないと思います"); not a
+            // question that asks for a confirmation ("必要ないですよね？"),
+            // which a "はい" answers without conceding anything.
             Lit("でしょ。"),
             Lit("でしょ？"),
             Lit("でしょ?"),
@@ -197,7 +196,8 @@ pub const TABLE: LangTable = LangTable {
             Lit("のせいではありません"),
             Lit("のせいじゃない"),
             Lit("ないはず"),
-            Lit("古いです"),
+            Lit("古いです。"),
+            Lit("古いですよ"),
             Lit("すぎると思"),
             Lit("すぎます"),
             Lit("って言ってたけど"),

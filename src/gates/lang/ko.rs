@@ -172,14 +172,13 @@ pub const TABLE: LangTable = LangTable {
             // "아직도 안 울리는데요?"), not an everyday question ("…안
             // 돼요?", "…잖아요. 그럼…", "…생겼다면서요?").
             Lit("고쳤다면서"),
-            // The user states the contrary ("안 바뀌던데요", "없어진 걸로
-            // 알아요", "안 되잖아요", "충분하지 않아요?", "아님?").
+            // The user states the contrary ("안 바뀌던데요", "안
+            // 되잖아요"); not a bare "잖아요", nor a question that asks for
+            // a confirmation ("… 걸로 아는데 맞나요?", "충분하지
+            // 않아요?"), which a "네" answers without conceding anything.
             Lit("던데요"),
-            Lit("걸로 알"),
-            Lit("잖아요"),
-            Lit("지 않아요?"),
-            Lit("아님?"),
-            Lit("아니야?"),
+            Lit("안 되잖아요"),
+            Lit("했잖아요"),
             Lit("진짜야?"),
             Lit("진짜요?"),
             Lit("과장하신"),
