@@ -71,6 +71,9 @@ pub const TABLE: LangTable = LangTable {
                     "お好み",
                     "お選び",
                     "お決め",
+                    "指示を",
+                    "でしょう？",
+                    "でしょう?",
                 ],
                 48,
             ),
@@ -79,7 +82,9 @@ pub const TABLE: LangTable = LangTable {
                 &[
                     "をお聞かせ",
                     "を教え",
+                    "教えて",
                     "をお知らせ",
+                    "お知らせ",
                     "を伺",
                     "をお願い",
                     "ください",
@@ -95,6 +100,11 @@ pub const TABLE: LangTable = LangTable {
                 &["次第", "によります", "によって決ま", "で変わ"],
                 3,
             ),
+            // An alternative put as a question ("このまま undo しますか？
+            // それとも CI の push を待ちますか？").
+            Near(&["それとも"], &["ますか", "でしょうか", "ましょうか"], 40),
+            Lit("判断をお願い"),
+            Lit("選んでもらえ"),
             Lit("お任せします"),
             Lit("決めてくれ"),
             Lit("選んでくれ"),
