@@ -36,6 +36,40 @@ pub const TABLE: LangTable = LangTable {
     // choose or decide, or "it depends on what you …".
     deference: Intent {
         pats: &[
+            // The options or the preference, then a request to be told
+            // ("… 할지, … 할지 말씀해 주시면", "선호하시는 방식을 알려
+            // 주세요", "어느 쪽이 나을지 알려 주시면 맞출게요").
+            Near(
+                &[
+                    "선호하시는",
+                    "원하시는",
+                    "좋으실지",
+                    "나을지",
+                    "맞는 쪽",
+                    "어느 쪽",
+                    "어느 방식",
+                    "어떤 방식",
+                    "할지",
+                    "갈지",
+                    "둘지",
+                    "바꿀지",
+                    "넣을지",
+                ],
+                &[
+                    "알려 주",
+                    "알려주",
+                    "말씀해 주",
+                    "말씀 주",
+                    "답 주",
+                    "의견 주",
+                    "정해 주",
+                    "골라 주",
+                ],
+                60,
+            ),
+            Lit("고르시면"),
+            Lit("의견 주세요"),
+            Lit("맡길게요"),
             Near(
                 &[
                     "어느",
