@@ -67,8 +67,29 @@ pub const TABLE: LangTable = LangTable {
                     "works best for you",
                     "suits you",
                     "is your preference",
+                    "you choose",
+                    "you pick",
+                    "you're more comfortable",
+                    "should the",
+                    "should it",
+                    "should this",
                 ],
                 60,
+            ),
+            // A question over alternatives about the work ("should the 409
+            // body include the id, or just the error?", "want it to
+            // default to yes or no?").
+            Near(
+                &[
+                    "should this",
+                    "should it",
+                    "should the",
+                    "should that",
+                    "want it to",
+                    "want them to",
+                ],
+                &[" or "],
+                80,
             ),
             Near(
                 &[
