@@ -269,8 +269,14 @@ fn score(
 
 /// The pooled floors over every part, per gate: (precision, recall).
 /// Raise them when the gates get better; never lower them without saying
-/// why in `FIRST_RUNS.md`. Set at the first run of blind36 to blind38
-/// (2026-12-07), over all thirty-eight parts (4,560 cases): each fell with
+/// why in `FIRST_RUNS.md`. Raised on 2026-12-07 (thirty-fourth session)
+/// over forty-one parts (4,920 cases), after this session's changes from
+/// the misses of parts whose first runs were kept (a fit, not held-out
+/// figures): hollow 0.959 / 0.857, ownership 0.979 / 0.979, reverify
+/// 0.994 / 0.937 (audit 0.970 / 0.980, floor unchanged). Before, set at
+/// the first run of blind36 to blind38 (2026-12-07), over thirty-eight
+/// parts (4,560 cases; 0.965 / 0.98, 0.94 / 0.84, 0.97 / 0.92, 0.99 /
+/// 0.89): each fell with
 /// those three new parts (ownership recall 0.778 and reverify 0.800 on
 /// them at their first run), not with a change of the gates. Before, at
 /// the first run of blind33 to blind35, over thirty-five parts (0.97 /
@@ -295,9 +301,9 @@ fn score(
 /// the earlier pools score as high as their floors.
 const FLOORS: &[(Gate, f64, f64)] = &[
     (Gate::Audit, 0.965, 0.98),
-    (Gate::Hollow, 0.94, 0.84),
-    (Gate::Ownership, 0.97, 0.92),
-    (Gate::Reverify, 0.99, 0.89),
+    (Gate::Hollow, 0.95, 0.85),
+    (Gate::Ownership, 0.975, 0.975),
+    (Gate::Reverify, 0.99, 0.93),
 ];
 
 #[test]
