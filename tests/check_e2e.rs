@@ -289,3 +289,63 @@ fn everyday_questions_and_reports_are_allowed() {
         );
     }
 }
+
+/// Ordinary messages after work, which a careful reader lets pass, written
+/// by an independent reviewer against the word lists of 2026-12-07 (a
+/// conditional "should the broker restart", a UI described with
+/// "고르시면", a courtesy "他にご希望があれば", a question answered "はい", a
+/// behaviour told with "returns"): `tests/labelled/ordinary_messages.json`.
+/// Each was blocked by a word added that day before it was narrowed.
+#[test]
+fn ordinary_messages_after_work_are_allowed() {
+    #[derive(serde::Deserialize)]
+    struct Case {
+        id: String,
+        prompt: String,
+        tools: Vec<String>,
+        text: String,
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/labelled/ordinary_messages.json");
+    let cases: Vec<Case> =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(cases.len() >= 30, "{} cases", cases.len());
+    let dir = tempfile::tempdir().unwrap();
+    let mut blocked = vec![];
+    for c in &cases {
+        let mut lines = vec![
+            serde_json::json!({"type": "user", "message": {"role": "user", "content": c.prompt}}),
+        ];
+        for (i, t) in c.tools.iter().enumerate() {
+            let id = format!("t{i}");
+            let (name, input) = match t.as_str() {
+                "E" => (
+                    "Edit",
+                    serde_json::json!({"file_path": "src/app.py", "old_string": "a", "new_string": "b"}),
+                ),
+                "R" => {
+                    ("Read", serde_json::json!({"file_path": "src/app.py"}))
+                }
+                "G" => ("Grep", serde_json::json!({"pattern": "foo"})),
+                cmd => (
+                    "Bash",
+                    serde_json::json!({"command": cmd.strip_prefix("B:").unwrap()}),
+                ),
+            };
+            lines.push(serde_json::json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}}));
+            lines.push(serde_json::json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "ok"}]}}));
+        }
+        lines.push(serde_json::json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": c.text}]}}));
+        let t = write(dir.path(), &format!("{}.jsonl", c.id), &lines);
+        let out = check(dir.path(), &[&t]);
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        if !said.starts_with("allow") {
+            blocked.push(format!(
+                "{}: {}",
+                c.id,
+                said.lines().next().unwrap_or("")
+            ));
+        }
+    }
+    assert!(blocked.is_empty(), "blocked:\n{}", blocked.join("\n"));
+}

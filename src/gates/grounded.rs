@@ -494,6 +494,27 @@ impl Grounding {
         }
         let outcome = |after: &str| fires(self.outcomes.get(), after);
         let told = |after: &str| outcome(after) || has_number(after);
+        // After a word of running, "successfully" may tell of the code
+        // ("tried two approaches and kept the one that successfully …"),
+        // and a number may count something else ("ran into 3 call
+        // sites", "flashed 3 times"): a run is told when its object
+        // follows ("flashed it", "ran the suite", "ran `…`").
+        let run_told = |after: &str| {
+            let result = words_in(self.outcomes.get(), after)
+                .any(|m| self.outcomes.get().keyword(m) != "successfully");
+            let a = after.trim_start();
+            let object = a.starts_with('`')
+                || [
+                    "it", "the", "them", "this", "that", "to", "on", "against",
+                ]
+                .iter()
+                .any(|w| {
+                    a.get(..w.len()).is_some_and(|h| h.eq_ignore_ascii_case(w))
+                        && !a[w.len()..]
+                            .starts_with(|c: char| c.is_alphanumeric())
+                });
+            result || (object && has_number(after))
+        };
         let by_command = code_spans(s)
             .filter(|(_, span)| is_check_command(span))
             .any(|(end, _)| told(&s[end..]));
@@ -515,7 +536,7 @@ impl Grounding {
                     .next()
                     .is_some_and(|w| w.is_ascii());
                 if english {
-                    told(&s[end..])
+                    run_told(&s[end..])
                 } else {
                     outcome(&s[end..])
                 }
@@ -714,10 +735,10 @@ fn looks_like_command(span: &str) -> bool {
 /// Whether `after` (what follows a command line in a sentence) opens by
 /// telling what the command said: "reports …", "shows …", "prints …".
 fn starts_telling(after: &str) -> bool {
-    const TELLING: &[&str] = &[
-        "reports", "reported", "shows", "showed", "prints", "printed",
-        "returns", "returned", "outputs", "says", "said", "gives", "gave",
-    ];
+    // In the past: "`deploy.sh --check` returns 1 when …" tells what the
+    // change does, not a run.
+    const TELLING: &[&str] =
+        &["reported", "showed", "printed", "returned", "said", "gave"];
     let first = after
         .trim_start_matches(|c: char| !c.is_alphanumeric())
         .split(|c: char| !c.is_alphanumeric())

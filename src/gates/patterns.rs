@@ -12,6 +12,9 @@
 //!   what makes politeness levels and tenses systematic;
 //! * [`Pat::Opening`], a phrase that counts only when it opens a sentence
 //!   ("Correct," "맞습니다" as a reply, not "50이 맞습니다");
+//! * [`Pat::Asked`], a phrase that counts only in a sentence that ends in
+//!   a question mark ("should the 409 body include the id, or …?", not
+//!   "so should the broker restart, it reconnects");
 //! * [`Pat::Joined`], a head directly followed by a tail, each pairing a
 //!   literal of its own ("確認" + "。"), for parts too common to search
 //!   alone.
@@ -58,6 +61,8 @@ pub enum Pat {
     Near(&'static [&'static str], &'static [&'static str], usize),
     /// A literal phrase that opens a sentence.
     Opening(&'static str),
+    /// A literal phrase in a sentence that ends in a question mark.
+    Asked(&'static str),
     /// One of the heads directly followed by one of the tails, each
     /// pairing a literal of its own: for heads or tails too common to
     /// search alone ("。", "는 ", "見"), which would flood a
@@ -241,6 +246,7 @@ enum Rule<'a> {
     Lit(&'a str),
     Near(&'a [&'a str], &'a [&'a str], usize),
     Opening(&'a str),
+    Asked(&'a str),
     Joined(&'a [&'a str], &'a [&'a str]),
 }
 
@@ -250,6 +256,7 @@ impl<'a> From<&'a Pat> for Rule<'a> {
             Pat::Lit(s) => Rule::Lit(s),
             Pat::Near(a, b, gap) => Rule::Near(a, b, gap),
             Pat::Opening(s) => Rule::Opening(s),
+            Pat::Asked(s) => Rule::Asked(s),
             Pat::Joined(a, b) => Rule::Joined(a, b),
         }
     }
@@ -379,6 +386,13 @@ fn clause_end(text: &str, at: usize) -> usize {
 
 /// Whether byte `at` opens a sentence: nothing but spaces, quotes and
 /// list marks stand before it in its sentence.
+/// Whether the sentence that holds byte `at` of `text` ends in a question
+/// mark.
+fn asked(text: &str, at: usize) -> bool {
+    let (_, end) = sentence_bounds_within(text, at, 400);
+    text[end..].starts_with(['?', '？'])
+}
+
 fn opens_sentence(text: &str, at: usize) -> bool {
     let (start, _) = sentence_bounds_within(text, at, 16);
     text[start..at]
@@ -433,7 +447,7 @@ impl PatternSet {
             let mut literals: Vec<Cow<'static, str>> = vec![];
             for p in &self.pats {
                 match *p {
-                    Pat::Lit(s) | Pat::Opening(s) => {
+                    Pat::Lit(s) | Pat::Opening(s) | Pat::Asked(s) => {
                         literals.push(Cow::Borrowed(s))
                     }
                     Pat::Near(a, b, _) => literals
@@ -574,6 +588,16 @@ impl PatternSet {
                 for h in hits.iter().filter(|h| {
                     is(h, s) && opens_sentence(text, h.start) && live(h)
                 }) {
+                    if !found(Label::Phrase(s), h.start..h.end) {
+                        return;
+                    }
+                }
+            }
+            Rule::Asked(s) => {
+                for h in hits
+                    .iter()
+                    .filter(|h| is(h, s) && asked(text, h.end) && live(h))
+                {
                     if !found(Label::Phrase(s), h.start..h.end) {
                         return;
                     }

@@ -45,13 +45,20 @@ pub fn check(p: &ReverifyPatterns, facts: &Facts<'_>) -> Option<Vec<String>> {
     }
     let mut conceded = p.capitulation.fired(text);
     conceded.extend(admission);
-    if conceded.is_empty() && !challenge.is_empty() {
+    // "Yes" answers a question ("…って言ってなかった？" / "はい、…"); it
+    // concedes only a statement.
+    if conceded.is_empty() && !challenge.is_empty() && !asks(prompt) {
         conceded.extend(p.agreeing_opener(text));
     }
     if conceded.is_empty() || p.verification.is_match(text) {
         return None;
     }
     Some(challenge.into_iter().chain(conceded).collect())
+}
+
+/// Whether `prompt` ends in a question mark.
+fn asks(prompt: &str) -> bool {
+    prompt.trim_end().ends_with(['?', '？'])
 }
 
 impl ReverifyPatterns {

@@ -2,7 +2,7 @@
 
 use super::{GroundedTable, Intent, LangTable, PlainTable};
 use crate::gates::patterns::Cancel;
-use crate::gates::patterns::Pat::{Lit, Near, Opening};
+use crate::gates::patterns::Pat::{Asked, Lit, Near, Opening};
 
 /// The English table.
 pub const TABLE: LangTable = LangTable {
@@ -67,30 +67,23 @@ pub const TABLE: LangTable = LangTable {
                     "works best for you",
                     "suits you",
                     "is your preference",
-                    "you choose",
-                    "you pick",
-                    "you're more comfortable",
-                    "should the",
-                    "should it",
-                    "should this",
                 ],
                 60,
             ),
-            // A question over alternatives about the work ("should the 409
+            // A question about the work put to the user ("should the 409
             // body include the id, or just the error?", "want it to
-            // default to yes or no?").
-            Near(
-                &[
-                    "should this",
-                    "should it",
-                    "should the",
-                    "should that",
-                    "want it to",
-                    "want them to",
-                ],
-                &[" or "],
-                80,
-            ),
+            // default to yes or no?"), not a conditional ("so should the
+            // broker restart, it reconnects") or an offer of a setting
+            // ("if you want it to fail fast, set …").
+            Asked("should this"),
+            Asked("should the"),
+            Asked("should it"),
+            Asked("should that"),
+            Asked("want it to"),
+            Asked("want them to"),
+            Lit("whichever you choose"),
+            Lit("whichever you pick"),
+            Lit("whichever you're more comfortable"),
             Near(
                 &[
                     "would you like me to",
@@ -137,12 +130,12 @@ pub const TABLE: LangTable = LangTable {
             Lit("should i:"),
             Lit("shall i:"),
             Lit("should we:"),
-            // Asking for the go-ahead instead of taking it.
-            Lit("would you like me to proceed"),
-            Lit("do you want me to proceed"),
-            Lit("want me to proceed"),
-            Lit("should i proceed"),
-            Lit("shall i proceed"),
+            // Asking for the go-ahead instead of taking it (a question, not
+            // "since you want me to proceed, I merged …").
+            Asked("would you like me to proceed"),
+            Asked("want me to proceed"),
+            Asked("should i proceed"),
+            Asked("shall i proceed"),
             Lit("or leave them?"),
             Lit("or leave it?"),
             Near(
@@ -233,11 +226,10 @@ pub const TABLE: LangTable = LangTable {
                     "backwards",
                     "the other way",
                     "off",
-                    "not the right",
-                    "isn't the right",
                 ],
                 16,
             ),
+            Near(&["that's", "that is"], &["not the right", "the wrong"], 4),
             // What the agent did wrong, told to it ("you mixed up SDA and
             // SCL", "you missed it"), or its estimate judged ("your stack
             // estimate is off").
@@ -254,11 +246,18 @@ pub const TABLE: LangTable = LangTable {
                 ],
                 4,
             ),
-            Near(&["your"], &[" is off", " are off", " was off"], 40),
+            Near(
+                &["your"],
+                &[" is off", " are off", " was off", " were off"],
+                40,
+            ),
             Lit("check again"),
             Lit("look again"),
-            Lit("can't be from"),
-            Lit("cannot be from"),
+            Near(
+                &["you quoted", "you gave", "you posted", "you showed"],
+                &["can't be", "cannot be"],
+                40,
+            ),
             Lit("i disagree"),
             Lit("i don't think"),
             Lit("i do not think"),
@@ -331,8 +330,10 @@ pub const TABLE: LangTable = LangTable {
             Opening("no."),
             Opening("no it"),
         ],
+        // "In case you missed it", "if your display is off", "I'll check
+        // again tomorrow": the user tells of a case or of themselves.
         cancel: Cancel {
-            before: &[],
+            before: &["in case", "if", "i'll", "i will"],
             after: &[],
             between: &[
                 "can you",
