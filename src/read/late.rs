@@ -298,10 +298,11 @@ impl Turn {
     }
 
     /// Read the files of `agents`, background subagents launched in
-    /// earlier turns, and count their file changes as this turn's (those
-    /// of a subagent this turn launched are [`Turn::resolve_subagents`]'s).
-    /// For the hook, which reads only the current turn: the changes an
-    /// earlier Stop consumed it leaves aside by their keys.
+    /// earlier turns, and count their tool uses that may change files as
+    /// this turn's (those of a subagent this turn launched are
+    /// [`Turn::resolve_subagents`]'s). For the hook, which reads only the
+    /// current turn: the changes an earlier Stop consumed it leaves aside
+    /// by their keys.
     pub fn resolve_background<'a>(
         &mut self,
         transcript: &Path,
@@ -327,8 +328,9 @@ fn subagent_file(transcript: &Path, agent: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// The file changes of a subagent's file, all its turns together, reading
-/// at most [`TURN_MAX_BYTES`] from its end.
+/// The tool uses of a subagent's file that may change files
+/// ([`ToolCall::may_change`]), all its turns together, reading at most
+/// [`TURN_MAX_BYTES`] from its end.
 fn read_subagent_changes(
     path: &Path,
     parsers: &mut Parsers,
