@@ -384,15 +384,15 @@ fn clause_end(text: &str, at: usize) -> usize {
         .unwrap_or(end)
 }
 
-/// Whether byte `at` opens a sentence: nothing but spaces, quotes and
-/// list marks stand before it in its sentence.
 /// Whether the sentence that holds byte `at` of `text` ends in a question
-/// mark.
+/// mark (looking at most 400 bytes on).
 fn asked(text: &str, at: usize) -> bool {
     let (_, end) = sentence_bounds_within(text, at, 400);
     text[end..].starts_with(['?', '？'])
 }
 
+/// Whether byte `at` opens a sentence: nothing but spaces, quotes and
+/// list marks stand before it in its sentence.
 fn opens_sentence(text: &str, at: usize) -> bool {
     let (start, _) = sentence_bounds_within(text, at, 16);
     text[start..at]
