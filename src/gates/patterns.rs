@@ -851,6 +851,20 @@ mod tests {
     }
 
     #[test]
+    fn asked_phrases_count_only_in_questions() {
+        let set =
+            PatternSet::new(&[Pat::Asked("should the")], NONE, &[], false)
+                .unwrap();
+        let asked = "Added the check. Should the 409 body include the id, \
+                     or just the error?";
+        assert_eq!(set.fired(asked), ["should the"]);
+        assert!(set
+            .fired("so should the broker restart, it reconnects within 5s.")
+            .is_empty());
+        assert!(set.fired("Should the cache stay? 「いいえ」").len() == 1);
+    }
+
+    #[test]
     fn openings_and_word_bounds() {
         let set = PatternSet::new(
             &[Pat::Opening("맞습니다"), Pat::Lit("ok")],
