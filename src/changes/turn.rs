@@ -113,7 +113,7 @@ impl<'t> TurnChanges<'t> {
 
 /// Whether the tool use changed files by itself.
 fn changes_files(call: &ToolCall) -> bool {
-    call.may_change() && change_of(call).is_some()
+    change_of(call).is_some()
 }
 
 /// The index of the last of `uses` that changed files by itself: for

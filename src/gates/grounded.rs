@@ -720,16 +720,20 @@ fn code_spans(s: &str) -> impl Iterator<Item = (usize, &str)> {
 /// case letters, digits, `-`, `_`, `.` or a path to it) and at least one
 /// argument.
 fn looks_like_command(span: &str) -> bool {
-    let mut words = span.split_whitespace();
-    let (Some(program), Some(_)) = (words.next(), words.next()) else {
-        return false;
-    };
-    let program = program.rsplit('/').next().unwrap_or(program);
+    let Some(program) = program_of(span) else { return false };
     program.len() >= 2
         && program.starts_with(|c: char| c.is_ascii_lowercase())
         && program.chars().all(|c| {
             c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.".contains(c)
         })
+}
+
+/// The program a code span runs, when the span is a command line: its
+/// first word, without its folder, followed by at least one argument.
+fn program_of(span: &str) -> Option<&str> {
+    let mut words = span.split_whitespace();
+    let (program, _) = (words.next()?, words.next()?);
+    Some(program.rsplit('/').next().unwrap_or(program))
 }
 
 /// Whether `after` (what follows a command line in a sentence) opens by
@@ -748,11 +752,7 @@ fn starts_telling(after: &str) -> bool {
 }
 
 fn is_check_command(span: &str) -> bool {
-    let mut words = span.split_whitespace();
-    let (Some(program), Some(_)) = (words.next(), words.next()) else {
-        return false;
-    };
-    let program = program.rsplit('/').next().unwrap_or(program);
+    let Some(program) = program_of(span) else { return false };
     let known = RUNNERS.contains(&program)
         || TESTS.contains(&program)
         || LINTS.contains(&program)
