@@ -712,10 +712,6 @@ fn code_spans(s: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-/// Whether a code span is a command line that checks something: a
-/// program the agents run to check (a test runner, a build, a linter, a
-/// package manager, a tool that validates or plans) with at least one
-/// argument, and a check by [`command_names`] (`git commit` is none).
 /// Whether a code span reads as a command line: a program's name (lower
 /// case letters, digits, `-`, `_`, `.` or a path to it) and at least one
 /// argument.
@@ -751,6 +747,10 @@ fn starts_telling(after: &str) -> bool {
     TELLING.contains(&first)
 }
 
+/// Whether a code span is a command line that checks something: a
+/// program the agents run to check (a test runner, a build, a linter, a
+/// package manager, a tool that validates or plans) with at least one
+/// argument, and a check by [`command_names`] (`git commit` is none).
 fn is_check_command(span: &str) -> bool {
     let Some(program) = program_of(span) else { return false };
     let known = RUNNERS.contains(&program)
