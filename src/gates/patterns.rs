@@ -691,7 +691,8 @@ impl PatternSet {
         fn of<'s>(h: &Hit<'_>, set: &[&'s str]) -> Option<&'s str> {
             set.iter().find(|s| h.keyword.eq_ignore_ascii_case(s)).copied()
         }
-        for a in hits {
+        let bounded = |h: &Hit<'_>| is_word_at(text, h.start, h.end - h.start);
+        for a in hits.iter().filter(|h| bounded(h)) {
             let Some(head) = of(a, heads) else { continue };
             // Hits are sorted by start: only those starting within `gap`
             // after the head can pair with it, so each head looks at a
@@ -699,7 +700,9 @@ impl PatternSet {
             let from = hits.partition_point(|h| h.start < a.end);
             for b in hits[from..].iter().take_while(|h| h.start - a.end <= gap)
             {
-                let Some(tail) = of(b, tails) else { continue };
+                let Some(tail) = of(b, tails).filter(|_| bounded(b)) else {
+                    continue;
+                };
                 let between = &text[a.end..b.start];
                 if between
                     .char_indices()

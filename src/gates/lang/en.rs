@@ -48,7 +48,7 @@ pub const TABLE: LangTable = LangTable {
     deference: Intent {
         pats: &[
             Near(
-                &["which", "what", "how", "whichever"],
+                &["which", "what", "how", "whichever", "whatever"],
                 &[
                     "would you prefer",
                     "do you prefer",
@@ -147,6 +147,11 @@ pub const TABLE: LangTable = LangTable {
             Lit("once you've decided"),
             Lit("when you decide"),
             Lit("i'll leave that call"),
+            Lit("leave the choice with you"),
+            Lit("leave that choice with you"),
+            Lit("leave the decision with you"),
+            Asked("what do you think we should"),
+            Asked("what do you think i should"),
             Lit("i'll leave the call"),
             Lit("i'll leave that with you"),
             Lit("i'll leave it with you"),
@@ -194,6 +199,11 @@ pub const TABLE: LangTable = LangTable {
     // prompt.
     challenge: Intent {
         pats: &[
+            // The fix is called no fix ("that's a bypass, not a fix").
+            Lit("not a fix"),
+            Lit("isn't a fix"),
+            Lit("didn't fix"),
+            Lit("doesn't fix"),
             Lit("math is off"),
             Lit("numbers are off"),
             Lit("number is off"),
