@@ -564,19 +564,6 @@ impl Grounding {
             .min()
     }
 
-    /// The first clause of `text` that presents a self-check with nothing
-    /// but a stock phrase of `stock` ("Self-check: no issues found",
-    /// "자체 점검 결과 이상 없습니다"), with that phrase. A lead that stands
-    /// alone as a heading ("## Audit", "**Self-check**") presents the
-    /// clause after it ("## Audit\nNo issues found.").
-    pub(crate) fn stock_check(
-        &self,
-        text: &str,
-        stock: &KeywordSet,
-    ) -> Option<String> {
-        self.stock_checks(text, stock).next().map(|(phrase, _)| phrase)
-    }
-
     /// Every clause of `text` that presents a self-check and holds a
     /// stock phrase: the phrase, and the clause presented (for a bare lead,
     /// the clause after it) without its lead words.
@@ -598,7 +585,9 @@ impl Grounding {
             // The longest phrase: "no issues found" rather than "no"; not
             // the lead itself ("checked" leads, and is a stock word too).
             let rest = self.without_leads(presented);
+            // Not in code: `BOOT_COMPLETED` says nothing of a check.
             words_in(stock, &rest)
+                .filter(|m| rest[..m.start()].matches('`').count() % 2 == 0)
                 .map(|m| stock.keyword(m))
                 .max_by_key(|k| k.chars().count())
                 .map(|k| k.to_string())
@@ -1043,12 +1032,12 @@ mod tests {
             .unwrap();
         let text = "Added the recipes.\n\n## Audit\nNo issues found.";
         assert_eq!(
-            g.stock_check(text, &stock).as_deref(),
+            g.stock_checks(text, &stock).next().map(|(p, _)| p).as_deref(),
             Some("no issues found")
         );
         // A heading with words of its own presents only its own clause.
         let text = "## Audit of the retry path\nNo issues found.";
-        assert!(g.stock_check(text, &stock).is_none());
+        assert!(g.stock_checks(text, &stock).next().is_none());
     }
 
     #[test]

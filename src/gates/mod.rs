@@ -590,9 +590,20 @@ impl Gates {
         ) {
             return Some((Rule::ClaimWithoutEvidence, claims));
         }
+        // A stock phrase in a self-check's clause; a short stock word
+        // ("done", "ok", "the") only when the clause names nothing specific
+        // either, as a marker's audit must ("Checked for edge cases;
+        // nothing of concern found"; not "Risk review: reminders live in
+        // credential-encrypted storage, so it listens to `BOOT_COMPLETED`").
+        let stock = self.stock.get();
         self.grounding
-            .stock_check(facts.final_text, self.stock.get())
-            .map(|phrase| (Rule::StockPhrase, vec![phrase]))
+            .stock_checks(facts.final_text, stock)
+            .find(|(phrase, left)| {
+                hollow::weight(phrase) >= 6
+                    || hollow::weighs_less(stock, left, self.min_specific)
+                    || !self.audit.has_referent(left)
+            })
+            .map(|(phrase, _)| (Rule::StockPhrase, vec![phrase]))
     }
 
     /// A self-check in `text` that says nothing else: a clause that leads
