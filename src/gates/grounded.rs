@@ -19,7 +19,7 @@
 //! once CI runs", "please run the tests") reports nothing.
 
 use super::lang::{GroundedTable, LangTable};
-use super::sentence::{is_word_at, sentences_within};
+use super::sentence::{self, is_word_at, sentences_within};
 use crate::error::Error;
 use std::borrow::Cow;
 
@@ -644,10 +644,14 @@ impl Grounding {
             let arrow_first = ARROWS.iter().any(|a| before.contains(a))
                 && !fires(self.outcomes.get(), &s[named..]);
             // The outcome in the next clause counts when that clause does
-            // not plan or hedge it ("Ran `pytest`. It should pass once …").
+            // not plan or hedge it ("Ran `pytest`. It should pass once …");
+            // a fence's opening line is no clause, and a table of results
+            // under the run tells its outcome by its numbers.
+            let mut next = sentences[i + 1..].iter().filter(|n| !is_fence(n));
             let told = (!arrow_first && self.outcome(s, true))
-                || sentences.get(i + 1).is_some_and(|n| {
-                    self.outcome(n, false) && !fires(self.hedges.get(), n)
+                || next.next().is_some_and(|n| {
+                    (self.outcome(n, false) || table_numbers(&sentences, n))
+                        && !fires(self.hedges.get(), n)
                 });
             if told {
                 return Some(Report {
@@ -800,11 +804,14 @@ const RUNNERS: &[&str] = &[
     "vegeta",
 ];
 
-/// The clauses of `text`'s sentences: a hedge in one clause ("a retry
-/// would email twice; `pytest` passes") does not void another.
+/// The clauses of `text`'s sentences, cut where one is set against the
+/// one before ([`sentence::CONTRASTS`]): a hedge in one clause ("a retry
+/// would email twice; `pytest` passes", "haven't touched prod, but on
+/// staging `EXPLAIN` shows …") does not void another.
 fn clauses(text: &str) -> Vec<&str> {
     sentences_within(text, MAX_SENTENCE)
         .flat_map(|r| text[r].split([';', '；']))
+        .flat_map(|s| sentence::clauses(s).into_iter().map(move |r| &s[r]))
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .collect()
@@ -825,6 +832,27 @@ fn words_in<'s>(
 /// Whether a keyword of `set` occurs in `s` as a word of its own.
 fn fires(set: &KeywordSet, s: &str) -> bool {
     words_in(set, s).next().is_some()
+}
+
+/// Whether clause `s` is only a fence's opening or closing line ("```",
+/// "```text").
+fn is_fence(s: &str) -> bool {
+    s.trim()
+        .strip_prefix("```")
+        .is_some_and(|tag| tag.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// Whether clause `row` opens a Markdown table among `clauses` whose rows
+/// hold a number of their own: a table of results (`| 5.0e-3 | 8.04e-6 |
+/// 3.99 |`).
+fn table_numbers(clauses: &[&str], row: &str) -> bool {
+    let Some(at) = clauses.iter().position(|c| std::ptr::eq(*c, row)) else {
+        return false;
+    };
+    clauses[at..]
+        .iter()
+        .take_while(|c| c.starts_with('|'))
+        .any(|c| has_number(c))
 }
 
 /// Whether `s` holds a number of its own, outside code spans: digits not
@@ -1038,6 +1066,30 @@ mod tests {
         // A heading with words of its own presents only its own clause.
         let text = "## Audit of the retry path\nNo issues found.";
         assert!(g.stock_checks(text, &stock).next().is_none());
+    }
+
+    #[test]
+    fn a_run_told_by_the_output_or_table_under_it() {
+        let g = grounding();
+        let checks = [ran("julia --project=. test/runtests.jl")];
+        let text = "Ran `julia --project=. test/runtests.jl`:\n\n```\n\
+                    Test Summary: | Pass  Total\nOrbitSim | 57 57\n```";
+        assert!(g.report(text, &checks).is_some());
+        let checks = [ran("python convergence.py")];
+        let text = "Ran `python convergence.py`:\n\n| dt | ratio |\n\
+                    |---|---|\n| 5.0e-3 | 3.99 |";
+        assert!(g.report(text, &checks).is_some());
+        // A table of what changed, under no run, tells nothing.
+        assert!(g.report("Changed:\n\n| dt | ratio |", &checks).is_none());
+    }
+
+    #[test]
+    fn a_hedge_in_a_contrasted_clause_voids_only_its_own() {
+        let g = grounding();
+        let checks = [ran("psql shop_dev -c \"EXPLAIN SELECT 1\"")];
+        let text = "Haven't touched prod, but on shop_dev the EXPLAIN now \
+                    picks an Index Scan over 1.9M rows.";
+        assert!(g.report(text, &checks).is_some());
     }
 
     #[test]

@@ -735,6 +735,21 @@ impl PatternSet {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_near_heads_and_tails_are_words() {
+        let set = PatternSet::new(
+            &[Pat::Near(&["i"], &["ran"], 4)],
+            NONE,
+            &[],
+            false,
+        )
+        .unwrap();
+        assert!(set.is_match("I ran it."));
+        // Not the "i" of "still", nor the "ran" of "grant".
+        assert!(!set.is_match("our login still ran once"));
+        assert!(!set.is_match("I grant that."));
+    }
+
     const NONE: &[Cancel] = &[];
 
     #[test]

@@ -83,9 +83,20 @@ pub(crate) fn ends_sentence(text: &str, i: usize, c: char) -> bool {
                 .next()
                 .is_none_or(char::is_whitespace)
                 && !in_double_quote(text, i)
+                && !in_code_span(text, i)
         }
         _ => false,
     }
+}
+
+/// Whether byte `i` of `text` stands inside a code span on its line: a
+/// command's `--project=. test/x.jl` holds no sentence end.
+fn in_code_span(text: &str, i: usize) -> bool {
+    static TICK: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    let tick = TICK.get_or_init(|| memmem::Finder::new("`"));
+    line_around(text, i, tick).is_some_and(|(back, _, _)| {
+        memchr::memchr_iter(b'`', back).count() % 2 == 1
+    })
 }
 
 /// The quotation marks a message is quoted in, opening and closing.
@@ -372,6 +383,20 @@ pub(crate) fn paragraph(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sentences_do_not_split_inside_code_spans() {
+        let t = "Ran `julia --project=. test/x.jl` after the edits. Done.";
+        let (s, e) = sentence_bounds(t, 0);
+        assert_eq!(
+            &t[s..e],
+            "Ran `julia --project=. test/x.jl` after the edits"
+        );
+        // Outside a span, as before.
+        let t = "Ran `a`. Then `b`.";
+        let (s, e) = sentence_bounds(t, 0);
+        assert_eq!(&t[s..e], "Ran `a`");
+    }
 
     #[test]
     fn sentences_do_not_split_on_file_names() {
