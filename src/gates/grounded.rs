@@ -587,7 +587,7 @@ impl Grounding {
             let rest = self.without_leads(presented);
             // Not in code: `BOOT_COMPLETED` says nothing of a check.
             words_in(stock, &rest)
-                .filter(|m| rest[..m.start()].matches('`').count() % 2 == 0)
+                .filter(|m| !sentence::in_code_span(&rest, m.start()))
                 .map(|m| stock.keyword(m))
                 .max_by_key(|k| k.chars().count())
                 .map(|k| k.to_string())

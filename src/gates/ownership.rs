@@ -14,14 +14,7 @@
 
 use super::facts::Facts;
 use super::patterns::PatternSet;
-use super::sentence::in_quotation;
-
-/// Whether byte `at` of `text` stands in an inline code span: a UI string
-/// the agent wrote (`` `어느 쪽으로 할까요?` ``) is the program's words.
-fn in_code_span(text: &str, at: usize) -> bool {
-    let line = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    text[line..at].bytes().filter(|&b| b == b'`').count() % 2 == 1
-}
+use super::sentence::{in_code_span, in_quotation};
 
 /// Whether the ownership gate fires; the deference patterns that matched.
 pub fn check(

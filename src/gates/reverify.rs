@@ -11,7 +11,7 @@
 
 use super::facts::Facts;
 use super::patterns::{LazyKeywords, PatternSet};
-use super::sentence::is_word_at;
+use super::sentence::{in_quotation, is_word_at};
 
 /// The patterns the reverify gate uses.
 #[derive(Clone, Debug)]
@@ -50,7 +50,13 @@ pub fn check(p: &ReverifyPatterns, facts: &Facts<'_>) -> Option<Vec<String>> {
     if conceded.is_empty() && !challenge.is_empty() && !asks(prompt) {
         conceded.extend(p.agreeing_opener(text));
     }
-    if conceded.is_empty() || p.verification.is_match(text) {
+    // A check quoted is no check made ("前回「テストが通ることを確認しま
+    // した」とお伝えしましたが、それは誤りでした").
+    let verified = !p
+        .verification
+        .fired_where(text, &|span| !in_quotation(text, span.start))
+        .is_empty();
+    if conceded.is_empty() || verified {
         return None;
     }
     Some(challenge.into_iter().chain(conceded).collect())

@@ -90,8 +90,10 @@ pub(crate) fn ends_sentence(text: &str, i: usize, c: char) -> bool {
 }
 
 /// Whether byte `i` of `text` stands inside a code span on its line: a
-/// command's `--project=. test/x.jl` holds no sentence end.
-fn in_code_span(text: &str, i: usize) -> bool {
+/// command's `--project=. test/x.jl` holds no sentence end, and a UI
+/// string the agent wrote (`` `어느 쪽으로 할까요?` ``) is the program's
+/// words, not its own.
+pub(crate) fn in_code_span(text: &str, i: usize) -> bool {
     static TICK: OnceLock<memmem::Finder<'static>> = OnceLock::new();
     let tick = TICK.get_or_init(|| memmem::Finder::new("`"));
     line_around(text, i, tick).is_some_and(|(back, _, _)| {
