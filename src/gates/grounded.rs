@@ -227,6 +227,15 @@ fn command_names(command: &str) -> Vec<String> {
         }
         let sub = sub.filter(|s| !s.contains('/') && s.len() >= 3);
         let program = program.to_ascii_lowercase();
+        // A query plan asked of a database's client (`psql app -c
+        // "EXPLAIN SELECT …"`) is named by its first word.
+        if SQL_CLIENTS.contains(&program.as_str())
+            && simple.split_whitespace().any(|w| {
+                w.trim_matches(['"', '\'']).eq_ignore_ascii_case("explain")
+            })
+        {
+            names.push("explain".to_string());
+        }
         if let Some(sub) = sub {
             let sub = sub.to_ascii_lowercase();
             names.push(format!("{program} {sub}"));
@@ -255,6 +264,10 @@ fn command_names(command: &str) -> Vec<String> {
     }
     names
 }
+
+/// The clients of databases, whose query may be a check (`EXPLAIN`).
+const SQL_CLIENTS: &[&str] =
+    &["psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client"];
 
 /// Programs and subcommands that run tests.
 const TESTS: &[&str] = &[
@@ -1081,6 +1094,14 @@ mod tests {
         assert!(g.report(text, &checks).is_some());
         // A table of what changed, under no run, tells nothing.
         assert!(g.report("Changed:\n\n| dt | ratio |", &checks).is_none());
+    }
+
+    #[test]
+    fn a_query_plan_is_named_by_explain() {
+        assert!(command_names("psql app -c \"EXPLAIN SELECT 1\"")
+            .contains(&"explain".to_string()));
+        assert!(!command_names("psql app -c \"SELECT 1\"")
+            .contains(&"explain".to_string()));
     }
 
     #[test]

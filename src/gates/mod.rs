@@ -590,34 +590,39 @@ impl Gates {
         ) {
             return Some((Rule::ClaimWithoutEvidence, claims));
         }
-        // A stock phrase in a self-check's clause; a short stock word
-        // ("done", "ok", "the") only when the clause names nothing specific
-        // either, as a marker's audit must ("Checked for edge cases;
-        // nothing of concern found"; not "Risk review: reminders live in
-        // credential-encrypted storage, so it listens to `BOOT_COMPLETED`").
-        let stock = self.stock.get();
-        self.grounding
-            .stock_checks(facts.final_text, stock)
-            .find(|(phrase, left)| {
-                hollow::weight(phrase) >= 6
-                    || hollow::weighs_less(stock, left, self.min_specific)
-                    || !self.audit.has_referent(left)
-            })
-            .map(|(phrase, _)| (Rule::StockPhrase, vec![phrase]))
+        self.stock_self_check(facts.final_text, true)
+            .map(|phrase| (Rule::StockPhrase, vec![phrase]))
     }
 
-    /// A self-check in `text` that says nothing else: a clause that leads
-    /// with one and, without its lead and stock words, weighs less than
-    /// `min_specific` ("Self-check: no issues found", "セルフチェック済み、
-    /// 特に気になる点なし"); the stock phrase.
-    fn stock_self_check(&self, text: &str) -> Option<String> {
+    /// A self-check in `text` that says nothing else, with its stock
+    /// phrase: a clause that leads with one and holds a stock phrase
+    /// ("Self-check: done", "セルフチェック済み、特に気になる点なし",
+    /// "Quick self-review: all good, nothing concerning turned up").
+    ///
+    /// What else the clause may say depends on whether another audit
+    /// stands beside it. With none (`alone`), a clause that weighs less
+    /// than `min_specific` without its lead and stock words, or names
+    /// nothing specific, or holds a long stock phrase. Beside an audit
+    /// the learned model read, only a long stock phrase (not a particle
+    /// or a filler word: "は", "the") in a clause that weighs little or
+    /// names nothing specific, as a marker's audit must ("Risk review:
+    /// reminders live in encrypted storage, so it listens to
+    /// `BOOT_COMPLETED`" is no stock self-check, whose "it" is a stock
+    /// word too).
+    fn stock_self_check(&self, text: &str, alone: bool) -> Option<String> {
         let stock = self.stock.get();
         self.grounding
             .stock_checks(text, stock)
             .find(|(phrase, left)| {
-                // A phrase, not a particle or a filler word ("は", "the").
-                hollow::weight(phrase) >= 6
-                    && hollow::weighs_less(stock, left, self.min_specific)
+                let long = hollow::weight(phrase) >= 6;
+                let says_nothing =
+                    hollow::weighs_less(stock, left, self.min_specific)
+                        || !self.audit.has_referent(left);
+                if alone {
+                    long || says_nothing
+                } else {
+                    long && says_nothing
+                }
             })
             .map(|(phrase, _)| phrase)
     }
@@ -668,7 +673,9 @@ impl Gates {
                 .or_else(|| {
                     plain
                         .is_learned()
-                        .then(|| self.stock_self_check(facts.final_text))
+                        .then(|| {
+                            self.stock_self_check(facts.final_text, false)
+                        })
                         .flatten()
                         .map(|phrase| vec![phrase])
                 })
