@@ -600,28 +600,32 @@ impl Gates {
     /// "Quick self-review: all good, nothing concerning turned up").
     ///
     /// What else the clause may say depends on whether another audit
-    /// stands beside it. With none (`alone`), a clause that weighs less
-    /// than `min_specific` without its lead and stock words, or names
-    /// nothing specific, or holds a long stock phrase. Beside an audit
-    /// the learned model read, only a long stock phrase (not a particle
-    /// or a filler word: "は", "the") in a clause that weighs little or
-    /// names nothing specific, as a marker's audit must ("Risk review:
-    /// reminders live in encrypted storage, so it listens to
-    /// `BOOT_COMPLETED`" is no stock self-check, whose "it" is a stock
-    /// word too).
+    /// stands beside it. With none (`alone`), anything but a specific: a
+    /// long stock phrase, or a clause that weighs less than
+    /// `min_specific` without its lead and stock words, or names nothing
+    /// specific ("checked in the browser, renders identical"; not "Risk
+    /// review: reminders live in encrypted storage, so it listens to
+    /// `BOOT_COMPLETED`", whose "it" is a stock word too). Beside an audit
+    /// the learned model read, little: a long stock phrase (not a
+    /// particle or a filler word: "は", "the") in a clause that weighs
+    /// little without it, or that names nothing specific and heads
+    /// nothing ("画面で複数形を確認しました:" heads the table under it).
     fn stock_self_check(&self, text: &str, alone: bool) -> Option<String> {
         let stock = self.stock.get();
         self.grounding
             .stock_checks(text, stock)
             .find(|(phrase, left)| {
                 let long = hollow::weight(phrase) >= 6;
-                let says_nothing =
-                    hollow::weighs_less(stock, left, self.min_specific)
-                        || !self.audit.has_referent(left);
+                let light =
+                    hollow::weighs_less(stock, left, self.min_specific);
+                // A clause that ends in a colon heads what follows it (a
+                // table of what was checked), where its specifics are.
+                let heads = left.trim_end().ends_with([':', '：']);
+                let unnamed = !self.audit.has_referent(left);
                 if alone {
-                    long || says_nothing
+                    long || light || unnamed
                 } else {
-                    long && says_nothing
+                    long && (light || unnamed && !heads)
                 }
             })
             .map(|(phrase, _)| phrase)
