@@ -295,7 +295,11 @@ fn everyday_questions_and_reports_are_allowed() {
 /// conditional "should the broker restart", a UI described with
 /// "고르시면", a courtesy "他にご希望があれば", a question answered "はい", a
 /// behaviour told with "returns"): `tests/labelled/ordinary_messages.json`.
-/// Each was blocked by a word added that day before it was narrowed.
+/// Each was blocked by a word added that day before it was narrowed. The
+/// `r35-` cases came from a second review, of the thirty-fifth session's
+/// words (a narrative "would leave the choice with you", "doesn't fix" in
+/// an FYI, a log line 「そんなはずはない」 asked about, a UI string in ‘…’,
+/// a reply that contests with "제 판단으로는 잘못된 부분이 없습니다").
 #[test]
 fn ordinary_messages_after_work_are_allowed() {
     #[derive(serde::Deserialize)]

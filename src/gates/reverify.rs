@@ -38,7 +38,11 @@ pub fn check(p: &ReverifyPatterns, facts: &Facts<'_>) -> Option<Vec<String>> {
         return None;
     }
     let text = facts.final_text;
-    let challenge = p.challenge.fired(prompt);
+    // A challenge quoted is someone else's words (a log line 「そんなはずは
+    // ない: state=CLOSED」 the user asks about).
+    let challenge = p
+        .challenge
+        .fired_where(prompt, &|span| !in_quotation(prompt, span.start));
     let admission = p.admission.fired(text);
     if challenge.is_empty() && admission.is_empty() {
         return None;

@@ -102,8 +102,8 @@ pub(crate) fn in_code_span(text: &str, i: usize) -> bool {
 }
 
 /// The quotation marks a message is quoted in, opening and closing.
-pub(crate) const QUOTES: [(char, char); 4] =
-    [('「', '」'), ('『', '』'), ('"', '"'), ('“', '”')];
+pub(crate) const QUOTES: [(char, char); 5] =
+    [('「', '」'), ('『', '』'), ('"', '"'), ('“', '”'), ('‘', '’')];
 
 /// Whether the end of `before`, a sentence up to some byte of it, stands
 /// inside a quotation: after an odd number of straight quotes, or after

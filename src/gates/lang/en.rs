@@ -147,9 +147,9 @@ pub const TABLE: LangTable = LangTable {
             Lit("once you've decided"),
             Lit("when you decide"),
             Lit("i'll leave that call"),
-            Lit("leave the choice with you"),
-            Lit("leave that choice with you"),
-            Lit("leave the decision with you"),
+            Lit("i'll leave the choice with you"),
+            Lit("i'll leave that choice with you"),
+            Lit("i'll leave the decision with you"),
             Asked("what do you think we should"),
             Asked("what do you think i should"),
             Lit("i'll leave the call"),
@@ -199,11 +199,15 @@ pub const TABLE: LangTable = LangTable {
     // prompt.
     challenge: Intent {
         pats: &[
-            // The fix is called no fix ("that's a bypass, not a fix").
-            Lit("not a fix"),
+            // The agent's fix called no fix ("that's a bypass, not a fix";
+            // not "libfoo 2.4 doesn't fix the leak", nor "it's a
+            // workaround, not a fix" as an instruction).
+            Near(&["that's", "that is"], &["not a fix"], 24),
             Lit("isn't a fix"),
-            Lit("didn't fix"),
-            Lit("doesn't fix"),
+            Lit("is not a fix"),
+            Lit("you didn't fix"),
+            Lit("that didn't fix"),
+            Lit("that doesn't fix"),
             Lit("math is off"),
             Lit("numbers are off"),
             Lit("number is off"),

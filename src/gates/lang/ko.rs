@@ -210,8 +210,10 @@ pub const TABLE: LangTable = LangTable {
             Lit("잘못 아셨"),
             // What the agent did or read, done wrongly ("해석 잘못하신 것
             // 같아요", "잘못 고치셨어요"), or unlike what it said.
-            Lit("잘못하신"),
-            Lit("잘못하셨"),
+            Lit("잘못하신 것 같"),
+            Lit("잘못하셨어요"),
+            Lit("잘못하셨네요"),
+            Lit("잘못하셨습니다"),
             Lit("잘못 고치셨"),
             Lit("잘못 이해하셨"),
             Lit("잘못 보셨"),
@@ -329,10 +331,20 @@ pub const TABLE: LangTable = LangTable {
                     "제 설명",
                     "제 답변",
                     "제 해석",
-                    "제 판단",
                     "앞선 답변",
                 ],
-                &["틀렸", "잘못", "부정확"],
+                // Told in the past, not reported ("틀렸다고 보기는
+                // 어렵습니다") nor an adjective ("잘못된 부분이 없습니다").
+                &[
+                    "틀렸습",
+                    "틀렸네",
+                    "틀렸어",
+                    "틀렸다.",
+                    "잘못됐습",
+                    "잘못됐네",
+                    "잘못되었습",
+                    "부정확했",
+                ],
                 12,
             ),
             Lit("일리 있"),
@@ -479,6 +491,7 @@ pub const TABLE: LangTable = LangTable {
             before: &[],
             after: &[
                 " 여부",
+                "어야",
                 "했는지",
                 "하는지",
                 "할지",
