@@ -526,8 +526,8 @@ pub const TABLE: LangTable = LangTable {
             sentence_after: &[],
         },
     },
-    // Claiming a verification: something ran and passed. A hedge between
-    // subject and verdict ("tests should pass once CI runs") is no claim.
+    // Admitting an error in one's own words ("my mistake", "I had that
+    // backwards"): a concession, whatever the prompt said.
     admission: Intent {
         pats: &[
             Near(
@@ -579,6 +579,8 @@ pub const TABLE: LangTable = LangTable {
         "in fact",
         "that said",
     ],
+    // Claiming a verification: something ran and passed. A hedge between
+    // subject and verdict ("tests should pass once CI runs") is no claim.
     claims: Intent {
         pats: &[
             Near(

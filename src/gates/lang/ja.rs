@@ -351,8 +351,8 @@ pub const TABLE: LangTable = LangTable {
         ],
         cancel: Cancel::NONE,
     },
-    // Claiming a verification: a subject (テスト, ビルド, CI) with a verdict
-    // (通過, 通りました, パス, 成功), or "動作確認済み".
+    // Admitting an error in one's own words ("私のミス", "言い過ぎでした"): a
+    // concession, whatever the prompt said.
     admission: Intent {
         pats: &[
             Lit("私のミス"),
@@ -400,6 +400,9 @@ pub const TABLE: LangTable = LangTable {
         "違います",
         "とは限りません",
     ],
+    // Claiming a verification: a subject (テスト, ビルド, CI) with a verdict
+    // (通過, 通りました, パス, 成功), "動作確認済み", a thing confirmed
+    // ("…のを確認済み") or a measurement taken ("計測したところ").
     claims: Intent {
         pats: &[
             Near(

@@ -415,8 +415,8 @@ pub const TABLE: LangTable = LangTable {
             sentence_after: &[],
         },
     },
-    // Claiming a verification: a subject (테스트, 빌드, CI, 전부) with a
-    // verdict (통과, 성공), or "동작 확인".
+    // Admitting an error in one's own words ("제 실수", "앞선 설명이
+    // 틀렸습니다"): a concession, whatever the prompt said.
     admission: Intent {
         pats: &[
             Lit("제 실수"),
@@ -447,6 +447,9 @@ pub const TABLE: LangTable = LangTable {
         "짚어 주셔서",
     ],
     contest: &["하지만", "지만", "그렇지 않", "아닙니다", "사실은", "다만"],
+    // Claiming a verification: a subject (테스트, 빌드, CI, 전부) with a
+    // verdict (통과, 성공, 잘 되), "동작 확인", or a thing confirmed
+    // ("…것까지 확인했").
     claims: Intent {
         pats: &[
             Near(
