@@ -2382,6 +2382,7 @@ pub const TABLE: LangTable = LangTable {
             "uses of",
         ],
         request: &[
+            "tested",
             "curl",
             "request",
             "requests",
@@ -2401,6 +2402,7 @@ pub const TABLE: LangTable = LangTable {
             "went through",
         ],
         run: &[
+            "tested",
             "ran",
             "flashed",
             "running it",
