@@ -38,7 +38,15 @@ pub const TABLE: LangTable = LangTable {
     // match in its clause, they void it ("it's not up to you", "I haven't
     // verified it", "I don't think you're right").
     negation: Cancel {
-        before: &["not", "n't", "never", "without", "no longer", "yet to"],
+        before: &[
+            "not",
+            "n't",
+            "never",
+            "without",
+            "no longer",
+            "yet to",
+            "rather than",
+        ],
         after: &[],
         between: &[],
         sentence_after: &[],
@@ -204,6 +212,8 @@ pub const TABLE: LangTable = LangTable {
             // workaround, not a fix" as an instruction).
             Near(&["that's", "that is"], &["not a fix"], 24),
             Lit("isn't a fix"),
+            Lit("won't work"),
+            Lit("won't compile"),
             Lit("is not a fix"),
             Lit("you didn't fix"),
             Lit("that didn't fix"),

@@ -278,6 +278,9 @@ pub const TABLE: LangTable = LangTable {
                     "지적하신 내용이",
                     "말씀하신 내용이",
                     "지적하신 부분이",
+                    "지적해 주신 내용이",
+                    "지적해 주신 부분이",
+                    "지적해 주신 게",
                 ],
                 &["맞", "옳"],
                 4,
@@ -322,6 +325,8 @@ pub const TABLE: LangTable = LangTable {
             Lit("맞는 말씀"),
             Lit("옳은 말씀"),
             Lit("좋은 지적"),
+            Lit("잘못이었습니다"),
+            Lit("잘못된 설명이었"),
             Lit("정확한 지적"),
             Near(
                 &[
@@ -385,7 +390,7 @@ pub const TABLE: LangTable = LangTable {
     verification: Intent {
         pats: &[
             Near(
-                &["확인", "검증", "측정", "계산", "실행", "돌려"],
+                &["확인", "검증", "측정", "계산"],
                 &[
                     "했",
                     "해 보니",
@@ -395,6 +400,13 @@ pub const TABLE: LangTable = LangTable {
                     "하고",
                     " 보니",
                 ],
+                2,
+            ),
+            // A run only in the past: "…한 번에 실행합니다" tells what the
+            // code does.
+            Near(
+                &["실행", "돌려"],
+                &["했", "해 보니", "한 결과", "해 봤", " 보니"],
                 2,
             ),
             Near(
