@@ -299,7 +299,10 @@ fn everyday_questions_and_reports_are_allowed() {
 /// `r35-` cases came from a second review, of the thirty-fifth session's
 /// words (a narrative "would leave the choice with you", "doesn't fix" in
 /// an FYI, a log line 「そんなはずはない」 asked about, a UI string in ‘…’,
-/// a reply that contests with "제 판단으로는 잘못된 부분이 없습니다").
+/// a reply that contests with "제 판단으로는 잘못된 부분이 없습니다"), and
+/// the `r35b-` cases from a third, of the words from blind51 to blind56 (a
+/// requirement quoted "…選んでほしいという要件", "判断はそちらに集約した", "一般に
+/// 言われる通り" in a reply that contests, an FYI that a binary "won't work").
 #[test]
 fn ordinary_messages_after_work_are_allowed() {
     #[derive(serde::Deserialize)]

@@ -212,8 +212,13 @@ pub const TABLE: LangTable = LangTable {
             // workaround, not a fix" as an instruction).
             Near(&["that's", "that is"], &["not a fix"], 24),
             Lit("isn't a fix"),
-            Lit("won't work"),
-            Lit("won't compile"),
+            // "That fix won't work.", not "…protoc won't work there" in an
+            // FYI nor "…won't compile anymore, correct?".
+            Near(
+                &["that", "this", "your"],
+                &["won't work", "won't compile"],
+                10,
+            ),
             Lit("is not a fix"),
             Lit("you didn't fix"),
             Lit("that didn't fix"),

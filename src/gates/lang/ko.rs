@@ -381,7 +381,8 @@ pub const TABLE: LangTable = LangTable {
         ],
         cancel: Cancel {
             before: &[],
-            after: &[],
+            // "말씀이 맞는지 따라가 보았는데" asks whether, conceding nothing.
+            after: &["는지"],
             between: &[],
             sentence_after: &["지만", "다만"],
         },
