@@ -660,10 +660,12 @@ impl Grounding {
             // not plan or hedge it ("Ran `pytest`. It should pass once …");
             // a fence's opening line is no clause, and a table of results
             // under the run tells its outcome by its numbers.
-            let mut next = sentences[i + 1..].iter().filter(|n| !is_fence(n));
+            let next =
+                (i + 1..sentences.len()).find(|&j| !is_fence(sentences[j]));
             let told = (!arrow_first && self.outcome(s, true))
-                || next.next().is_some_and(|n| {
-                    (self.outcome(n, false) || table_numbers(&sentences, n))
+                || next.is_some_and(|j| {
+                    let n = sentences[j];
+                    (self.outcome(n, false) || table_numbers(&sentences[j..]))
                         && !fires(self.hedges.get(), n)
                 });
             if told {
@@ -855,17 +857,10 @@ fn is_fence(s: &str) -> bool {
         .is_some_and(|tag| tag.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
-/// Whether clause `row` opens a Markdown table among `clauses` whose rows
-/// hold a number of their own: a table of results (`| 5.0e-3 | 8.04e-6 |
-/// 3.99 |`).
-fn table_numbers(clauses: &[&str], row: &str) -> bool {
-    let Some(at) = clauses.iter().position(|c| std::ptr::eq(*c, row)) else {
-        return false;
-    };
-    clauses[at..]
-        .iter()
-        .take_while(|c| c.starts_with('|'))
-        .any(|c| has_number(c))
+/// Whether `clauses` open with a Markdown table whose rows hold a number
+/// of their own: a table of results (`| 5.0e-3 | 8.04e-6 | 3.99 |`).
+fn table_numbers(clauses: &[&str]) -> bool {
+    clauses.iter().take_while(|c| c.starts_with('|')).any(|c| has_number(c))
 }
 
 /// Whether `s` holds a number of its own, outside code spans: digits not

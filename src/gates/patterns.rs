@@ -29,10 +29,10 @@
 //!
 //! The near rule in one line:
 //!
-//! > `Near(heads, tails, gap)` fires when a match of a head is followed by
-//! > a match of a tail that starts at most `gap` bytes after the head ends,
-//! > with no sentence end (`.` `?` `!` `。` `？` `！` or a newline) and no
-//! > `between` cancel word in between.
+//! > `Near(heads, tails, gap)` fires when a head, as a word of its own, is
+//! > followed by a tail, as a word of its own, that starts at most `gap`
+//! > bytes after the head ends, with no sentence end (`.` `?` `!` `。` `？`
+//! > `！` or a newline) and no `between` cancel word in between.
 //!
 //! All literals of a set go into one [`KeywordSet`], matched
 //! case-insensitively for ASCII, with every overlapping match reported: a
