@@ -128,7 +128,8 @@ pub const TABLE: LangTable = LangTable {
             Lit("判断を頼みたい"),
             Lit("判断はそちらに委ね"),
             Lit("好みで選んでほしい"),
-            Lit("希望の開始時期を教えてほしい"),
+            // The user's wish asked for ("希望の開始時期を教えてほしい").
+            Near(&["希望の", "希望する"], &["教えてほしい"], 24),
             Lit("指示がほしい"),
             Lit("希望を言って"),
             Lit("そちらで決めて"),
