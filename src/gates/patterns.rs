@@ -345,6 +345,14 @@ struct Hit<'k> {
     keyword: &'k str,
 }
 
+impl Hit<'_> {
+    /// Whether the hit is a word of its own in `text` ("i" is not one in
+    /// "still", nor "ran" in "grant").
+    fn is_word_in(&self, text: &str) -> bool {
+        is_word_at(text, self.start, self.end - self.start)
+    }
+}
+
 /// Whether `hay` (lowercased) holds `word` as the cancel rules read it.
 pub(crate) fn holds(hay: &str, word: &str) -> bool {
     // A word the tables end with a space ("안 ", "못 ") is a word of its
@@ -566,9 +574,8 @@ impl PatternSet {
         found: &mut dyn FnMut(Label<'_>, std::ops::Range<usize>) -> bool,
     ) {
         let is = |h: &Hit<'_>, s: &str| h.keyword.eq_ignore_ascii_case(s);
-        let bounded = |h: &Hit<'_>| is_word_at(text, h.start, h.end - h.start);
         let live = |h: &Hit<'_>| {
-            bounded(h)
+            h.is_word_in(text)
                 && !self.cancelled_looking(
                     text,
                     h.start,
@@ -691,8 +698,7 @@ impl PatternSet {
         fn of<'s>(h: &Hit<'_>, set: &[&'s str]) -> Option<&'s str> {
             set.iter().find(|s| h.keyword.eq_ignore_ascii_case(s)).copied()
         }
-        let bounded = |h: &Hit<'_>| is_word_at(text, h.start, h.end - h.start);
-        for a in hits.iter().filter(|h| bounded(h)) {
+        for a in hits.iter().filter(|h| h.is_word_in(text)) {
             let Some(head) = of(a, heads) else { continue };
             // Hits are sorted by start: only those starting within `gap`
             // after the head can pair with it, so each head looks at a
@@ -700,7 +706,8 @@ impl PatternSet {
             let from = hits.partition_point(|h| h.start < a.end);
             for b in hits[from..].iter().take_while(|h| h.start - a.end <= gap)
             {
-                let Some(tail) = of(b, tails).filter(|_| bounded(b)) else {
+                let Some(tail) = of(b, tails).filter(|_| b.is_word_in(text))
+                else {
                     continue;
                 };
                 let between = &text[a.end..b.start];
