@@ -44,6 +44,11 @@ memmap2, bumpalo and serde alone. Everything else is behind a feature:
 * **`archive`**: the `archive` module, the archive scanner behind
   `stopgate scan`: walking, streaming and parallel scanning. Implies
   `judge`; adds `walkdir` and `jiff`.
+* **`arrow`**: `archive::arrow`, the scan's rows as Arrow record batches
+  for engines that speak Arrow. Implies `archive`; adds `arrow-array`,
+  `arrow-buffer` and `arrow-schema`.
+* **`parquet`**: `stopgate scan --format parquet`. Implies `cli` and
+  `arrow`; adds `parquet` (zstd only).
 * **`cli`** (default): the `stopgate` binary. Implies `hook` and
   `archive`; adds `clap`, `indicatif`, `csv` and the rest of the command
   line's needs.

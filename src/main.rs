@@ -43,7 +43,8 @@ enum Command {
     /// line), in parallel, with a progress bar on a terminal. Exit status:
     /// 0, or 1 with --fail-on-findings when anything was found, 2 on an
     /// error such as a missing PATH.
-    Scan(cmd::scan::Args),
+    // Boxed: the largest of the arguments, and the command is a value.
+    Scan(Box<cmd::scan::Args>),
 
     /// Run the gates offline on a transcript, as if a Stop happened now.
     ///

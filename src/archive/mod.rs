@@ -22,6 +22,8 @@
 //! scan, the hook and `stopgate check` ask the same judge, built from the
 //! same configuration.
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 mod ordered;
 mod scan;
 mod walk;
@@ -30,9 +32,9 @@ use crate::error::Error;
 use crate::judge::Judge;
 
 pub use self::scan::{
-    change_sources, is_stopgate_command, report_turn, scan_file, scan_reader,
-    Evidence, FileReport, Finding, ScanOptions, TurnReport, ORPHAN_NOTE,
-    UNJUDGED,
+    change_sources, is_stopgate_command, path_text, report_turn, scan_bytes,
+    scan_file, scan_reader, Evidence, FileReport, Finding, ScanOptions,
+    TurnReport, ORPHAN_NOTE, UNJUDGED,
 };
 use self::scan::{scan_file_in, ScanSpace};
 pub use self::walk::{default_root, walk, Candidate, Walk, Walked};

@@ -270,6 +270,43 @@ impl FileReport {
     }
 }
 
+impl FileReport {
+    /// The file's path as text, faithfully ([`path_text`]).
+    pub fn path_text(&self) -> String {
+        path_text(&self.path)
+    }
+
+    /// A key unique to one of this file's turns in a scan's rows: the
+    /// session, the file's stem when it is not the session's (two files of
+    /// one session), and the turn (`s1#3`, `s1@agent-a1#2`).
+    pub fn turn_key(&self, turn: &TurnReport) -> String {
+        let stem = self.path.file_stem().map(|s| s.to_string_lossy());
+        match stem {
+            Some(stem) if stem != self.session_id.as_str() => {
+                format!("{}@{stem}#{}", self.session_id, turn.turn)
+            }
+            _ => format!("{}#{}", self.session_id, turn.turn),
+        }
+    }
+}
+
+/// A path as text, faithfully: as it is when it is UTF-8; else with each
+/// byte that is not UTF-8 written `\xNN` and each backslash doubled, so
+/// the bytes can be recovered.
+pub fn path_text(path: &Path) -> String {
+    if let Some(s) = path.to_str() {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    for chunk in path.as_os_str().as_encoded_bytes().utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
 /// The audit of a turn no gate judged ([`TurnReport::audit`]).
 pub const UNJUDGED: &str = "unjudged";
 
@@ -365,6 +402,20 @@ pub fn scan_reader<R: Read>(
 ) -> FileReport {
     let space = &mut ScanSpace::new(options);
     scan_stream((path, reader), Some(entrypoint), (judge, options), space)
+}
+
+/// Scan a transcript held in memory; `name` names it in the report and
+/// decides its session, and its entrypoint is read from its head, as
+/// [`scan_file`] reads a file's. A subagent's file (by its name) is read
+/// alone: there is no parent file to fold it into.
+pub fn scan_bytes(
+    name: &Path,
+    data: &[u8],
+    judge: &Judge,
+    options: &ScanOptions,
+) -> FileReport {
+    let space = &mut ScanSpace::new(options);
+    scan_stream((name, data), None, (judge, options), space)
 }
 
 /// Scan the transcript `reader` streams, named by `path`; its entrypoint

@@ -12,6 +12,8 @@ pub mod install;
 pub mod install_record;
 pub mod label;
 pub mod last;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 pub mod report;
 pub mod scan;
 pub mod settings;

@@ -31,6 +31,10 @@ pub enum Format {
     /// One self-contained HTML page (works offline): a chart per project
     /// over time, sortable tables, each finding with its evidence.
     Html,
+    /// The JSONL rows as a Parquet file (zstd), written to --output; with
+    /// --files-output, a second file with one row per file scanned. Needs
+    /// a build with the `parquet` feature.
+    Parquet,
 }
 
 /// When the table has colours.
@@ -73,10 +77,21 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
 
-    /// With --format jsonl or csv, write every turn, not only those with
-    /// findings.
+    /// With --format jsonl, csv or parquet, write every turn, not only
+    /// those with findings.
     #[arg(long)]
     all_turns: bool,
+
+    /// With --format parquet: the file to write (required). It is written
+    /// under a temporary name beside it and renamed at the end.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// With --format parquet: also write one row per file scanned (path,
+    /// session, agent, bytes, lines, corrupt lines, turns, and the error
+    /// of a file that could not be read) to this Parquet file.
+    #[arg(long, value_name = "FILE")]
+    files_output: Option<PathBuf>,
 
     /// Only turns on or after this: a date (2026-03-20, from its start), an
     /// RFC 3339 timestamp (2026-03-20T10:00:00Z, as scan prints them), a
@@ -165,11 +180,7 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
-    if args.all_turns && matches!(args.format, Format::Table | Format::Html) {
-        return Err("--all-turns picks the rows of --format jsonl or csv; \
-                    the table and the HTML report count every turn already"
-            .into());
-    }
+    check_format_flags(args)?;
     let config = super::config::load_strict(args.config.as_deref())?;
     let judge = Judge::for_bulk(&config).map_err(|e| e.to_string())?;
     let agent = args.agent.as_deref().and_then(AgentFormat::from_name);
@@ -195,7 +206,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     });
     let options = scan_options(args, since, until);
     let mut out = output(args);
-    let mut sink = Sink::new(args, &mut out);
+    let mut sink = Sink::new(args, &mut out).map_err(|e| e.to_string())?;
     let mut tally = Tally::default();
     let mut found = 0usize;
     let started = Instant::now();
@@ -224,7 +235,9 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     }
     if found == 0 && walk.skipped_by_date() == 0 {
         say_none_found(args.format, &paths);
-        if walk.errors().is_empty() {
+        // A Parquet file is written all the same, with no rows: whatever
+        // reads it next finds the file it was promised.
+        if walk.errors().is_empty() && args.format != Format::Parquet {
             return Ok(ExitCode::SUCCESS);
         }
     }
@@ -243,6 +256,31 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         Err(e) => return Err(format!("writing output: {e}")),
     }
     Ok(exit_code(args, &tally, &walked))
+}
+
+/// The flags that only some formats take.
+fn check_format_flags(args: &Args) -> Result<(), String> {
+    if args.all_turns && matches!(args.format, Format::Table | Format::Html) {
+        return Err("--all-turns picks the rows of --format jsonl, csv or \
+                    parquet; the table and the HTML report count every turn \
+                    already"
+            .into());
+    }
+    let parquet = args.format == Format::Parquet;
+    if parquet && !cfg!(feature = "parquet") {
+        return Err("--format parquet needs a stopgate built with Parquet: \
+                    cargo install stopgate --features parquet"
+            .into());
+    }
+    if parquet && args.output.is_none() {
+        return Err("--format parquet writes a file: add --output FILE".into());
+    }
+    if !parquet && (args.output.is_some() || args.files_output.is_some()) {
+        return Err("--output and --files-output are for --format parquet; \
+                    the other formats write to standard output"
+            .into());
+    }
+    Ok(())
 }
 
 /// Move the progress bar, if any, past a file of `len` bytes.
@@ -352,7 +390,7 @@ fn say_none_found(format: Format, paths: &[PathBuf]) {
     let msg = format!("no transcripts found under {}", under.join(", "));
     match format {
         Format::Table => println!("{}", terminal(&msg)),
-        Format::Jsonl | Format::Csv | Format::Html => {
+        Format::Jsonl | Format::Csv | Format::Html | Format::Parquet => {
             eprintln!("stopgate: {msg}")
         }
     }
@@ -433,17 +471,9 @@ struct Row<'a> {
 }
 
 impl Row<'_> {
-    /// A key unique to the row: the session, the file when its name is not
-    /// the session's (two files of one session), and the turn.
+    /// A key unique to the row ([`FileReport::turn_key`]).
     fn key(&self) -> String {
-        let r = self.report;
-        let stem = r.path.file_stem().map(|s| s.to_string_lossy());
-        match stem {
-            Some(stem) if stem != r.session_id.as_str() => {
-                format!("{}@{stem}#{}", r.session_id, self.turn.turn)
-            }
-            _ => format!("{}#{}", r.session_id, self.turn.turn),
-        }
+        self.report.turn_key(self.turn)
     }
 
     fn findings(&self) -> Vec<&'static str> {
@@ -496,12 +526,14 @@ enum Sink<'w, W: Write> {
         rows: tempfile::SpooledTempFile,
         error: Option<io::Error>,
     },
+    #[cfg(feature = "parquet")]
+    Parquet(Box<super::parquet::ParquetSink>),
 }
 
 impl<'w, W: Write> Sink<'w, W> {
-    fn new(args: &Args, out: &'w mut W) -> Sink<'w, W> {
+    fn new(args: &Args, out: &'w mut W) -> io::Result<Sink<'w, W>> {
         let all = args.all_turns;
-        match args.format {
+        Ok(match args.format {
             Format::Jsonl => Sink::Jsonl { out, all, error: None },
             Format::Csv => Sink::Csv {
                 w: csv::Writer::from_writer(out),
@@ -518,7 +550,20 @@ impl<'w, W: Write> Sink<'w, W> {
                 rows: tempfile::spooled_tempfile(HTML_ROWS_IN_MEMORY),
                 error: None,
             },
-        }
+            #[cfg(feature = "parquet")]
+            Format::Parquet => {
+                let sink = super::parquet::ParquetSink::create(
+                    args.output
+                        .as_deref()
+                        .expect("checked: --output is given"),
+                    args.files_output.as_deref(),
+                    all,
+                )?;
+                Sink::Parquet(Box::new(sink))
+            }
+            #[cfg(not(feature = "parquet"))]
+            Format::Parquet => unreachable!("refused by check_format_flags"),
+        })
     }
 
     /// Take one file's report. A write error is kept for
@@ -533,6 +578,8 @@ impl<'w, W: Write> Sink<'w, W> {
             }
             Sink::Jsonl { .. } | Sink::Csv { .. } => {}
             Sink::Table { summary, .. } => summary.add(report),
+            #[cfg(feature = "parquet")]
+            Sink::Parquet(sink) => sink.add(report),
             Sink::Html { summary, rows, error, .. } => {
                 summary.add(report);
                 // Taken only when flagged: what is left is freed by the
@@ -562,6 +609,8 @@ impl<'w, W: Write> Sink<'w, W> {
     ) -> io::Result<()> {
         match self {
             Sink::Jsonl { error, .. } => error.map_or(Ok(()), Err),
+            #[cfg(feature = "parquet")]
+            Sink::Parquet(sink) => sink.finish(),
             Sink::Csv { mut w, mut header, error, .. } => match error {
                 Some(e) => Err(e),
                 None => {
@@ -706,7 +755,7 @@ fn write_jsonl(
         let t = row.turn;
         let line = JsonRow {
             key: row.key(),
-            file: path_text(&row.report.path),
+            file: row.report.path_text(),
             file_escaped: row.report.path.to_str().is_none(),
             session_id: &row.report.session_id,
             project: row.report.project.as_deref(),
@@ -889,7 +938,7 @@ fn csv_cells(row: &Row<'_>) -> [String; 27] {
     }
     [
         row.key(),
-        path_text(&row.report.path),
+        row.report.path_text(),
         row.report.session_id.clone(),
         row.report.project.clone().unwrap_or_default(),
         row.turn.turn.to_string(),
@@ -1182,7 +1231,7 @@ fn write_health(
             paint(BAD, &clip(&terminal(&t.label), 60)),
             super::health::trouble_words(&t.health)
         )?;
-        writeln!(out, "    {}", terminal(&path_text(&t.path)))?;
+        writeln!(out, "    {}", terminal(&archive::path_text(&t.path)))?;
     }
     Ok(())
 }
@@ -1348,23 +1397,6 @@ fn human_bytes(n: u64) -> String {
         n if n >= 1 << 10 => format!("{:.1} KiB", f / 1024.0),
         n => format!("{n} B"),
     }
-}
-
-/// A path as text, faithfully: as it is when it is UTF-8; else with each
-/// byte that is not UTF-8 written `\xNN` and each backslash doubled, so
-/// the bytes can be recovered.
-fn path_text(path: &std::path::Path) -> String {
-    if let Some(s) = path.to_str() {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    for chunk in path.as_os_str().as_encoded_bytes().utf8_chunks() {
-        out.push_str(&chunk.valid().replace('\\', "\\\\"));
-        for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,0 +1,151 @@
+"""Spark (local[2]) and Ray (num_cpus=2) smoke tests: the engines' rows are
+the package's rows, paths handed over.
+
+Each engine runs in a subprocess with a timeout and is stopped in a
+``finally``; the test then asserts that no JVM or raylet of its own is left.
+The tests skip, saying so, where pyspark, Java or ray is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import stopgate
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
+
+
+def own_processes(marker: str) -> list:
+    """Processes whose command line holds ``marker`` (a temporary folder
+    unique to one test)."""
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines()[1:] if marker in line and "ps -eo" not in line]
+
+
+def run_engine(script: str, tmp_path: Path, timeout: int) -> dict:
+    env = dict(os.environ, TMPDIR=str(tmp_path), RAY_TMPDIR=str(tmp_path))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+    assert proc.returncode == 0, err[-4000:]
+    lines = [l for l in out.splitlines() if l.startswith("RESULT ")]
+    assert lines, (out[-2000:], err[-4000:])
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def wait_until_gone(marker: str, what: str) -> None:
+    deadline = time.time() + 20
+    while own_processes(marker) and time.time() < deadline:
+        time.sleep(0.5)
+    left = own_processes(marker)
+    assert not left, f"{what} left running: {left}"
+
+
+def want() -> dict:
+    scan = stopgate.scan(FIXTURES)
+    return {
+        "keys": sorted(scan.turns.column("key").to_pylist()),
+        "files": scan.files.num_rows,
+    }
+
+
+def test_spark_reads_the_same_rows(tmp_path):
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("no Java runtime: the Spark test needs one")
+    got = run_engine(
+        f"""
+        import json
+        from pyspark.sql import SparkSession
+        import stopgate.spark
+        spark = (SparkSession.builder.master("local[2]")
+                 .config("spark.ui.enabled", "false")
+                 .config("spark.driver.extraJavaOptions", "-Dstopgate.test={tmp_path}")
+                 .config("spark.sql.shuffle.partitions", "2")
+                 .getOrCreate())
+        try:
+            stopgate.spark.register(spark)
+            df = (spark.read.format("stopgate").option("paths", "{FIXTURES}")
+                  .option("partitionBytes", "20000").load())
+            files = (spark.read.format("stopgate").option("paths", "{FIXTURES}")
+                     .option("table", "files").load())
+            mapped = stopgate.spark.scan_with_map_in_arrow(spark, "{FIXTURES}", partition_bytes=20000)
+            result = dict(
+                keys=sorted(r.key for r in df.select("key").collect()),
+                mapped=sorted(r.key for r in mapped.select("key").collect()),
+                files=files.count(),
+                partitions=df.rdd.getNumPartitions(),
+            )
+            print("RESULT " + json.dumps(result))
+        finally:
+            spark.stop()
+        """,
+        tmp_path,
+        timeout=300,
+    )
+    w = want()
+    assert got["keys"] == w["keys"]
+    assert got["mapped"] == w["keys"]
+    assert got["files"] == w["files"]
+    assert got["partitions"] > 1
+    wait_until_gone(f"-Dstopgate.test={tmp_path}", "a JVM")
+
+
+def test_ray_reads_the_same_rows(tmp_path):
+    pytest.importorskip("ray")
+    # Ray's sockets live under its temporary folder, and a socket's path
+    # may not pass 107 bytes: pytest's folders are too deep.
+    ray_dir = Path(tempfile.mkdtemp(prefix="sg-ray-", dir="/tmp"))
+    try:
+        check_ray(tmp_path, ray_dir)
+    finally:
+        shutil.rmtree(ray_dir, ignore_errors=True)
+
+
+def check_ray(tmp_path: Path, ray_dir: Path) -> None:
+    got = run_engine(
+        f"""
+        import json, ray
+        import stopgate.ray
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 _temp_dir="{ray_dir}")
+        try:
+            ds = stopgate.ray.read_paths(["{FIXTURES}"], group_bytes=20000)
+            files = stopgate.ray.read_paths("{FIXTURES}", table="files")
+            result = dict(
+                keys=sorted(r["key"] for r in ds.take_all()),
+                files=files.count(),
+            )
+            print("RESULT " + json.dumps(result))
+        finally:
+            ray.shutdown()
+        """,
+        tmp_path,
+        timeout=300,
+    )
+    w = want()
+    assert got["keys"] == w["keys"]
+    assert got["files"] == w["files"]
+    wait_until_gone(str(ray_dir), "a raylet")
