@@ -259,6 +259,20 @@ pub const TABLE: LangTable = LangTable {
                 16,
             ),
             Near(&["that's", "that is"], &["not the right", "the wrong"], 4),
+            // The agent's advice judged ("That recommendation is wrong.",
+            // "the tolerance you suggested is way too loose", "You've got
+            // prefers-reduced-motion backwards").
+            Near(
+                &["that", "this", "your"],
+                &["is wrong", "was wrong", "is incorrect", "are wrong"],
+                40,
+            ),
+            Near(
+                &["you suggested", "you recommended", "you proposed"],
+                &["too", "is wrong", "won't", "doesn't", "isn't"],
+                40,
+            ),
+            Near(&["you've got", "you got"], &["backwards", "reversed"], 40),
             // What the agent did wrong, told to it ("you mixed up SDA and
             // SCL", "you missed it"), or its estimate judged ("your stack
             // estimate is off").
@@ -550,6 +564,12 @@ pub const TABLE: LangTable = LangTable {
                 &["was off", "was wrong", "was incorrect"],
                 24,
             ),
+            // "my recommendation to switch was wrong", "my analysis was
+            // incorrect".
+            Near(&["my"], &["was wrong", "was incorrect"], 40),
+            Lit("had it backwards"),
+            Lit("got it backwards"),
+            Near(&["i withdraw"], &["change", "suggestion", "claim"], 12),
             Lit("my mistake"),
             Lit("my error"),
             Lit("my bad"),

@@ -242,6 +242,8 @@ pub const TABLE: LangTable = LangTable {
             Lit("って言ってたけど"),
             Lit("そんなはずない"),
             Lit("逆になってない"),
+            Lit("逆になってません"),
+            Lit("じゃないです。"),
             Lit("逆になっていませんか"),
             Lit("そんなはずはない"),
             Lit("動きません"),
@@ -378,13 +380,25 @@ pub const TABLE: LangTable = LangTable {
             Lit("によれば"),
             Lit("出典"),
         ],
-        cancel: Cancel::NONE,
+        // A wish is no check: "朝 9 時に実行したい場合は".
+        cancel: Cancel {
+            before: &[],
+            after: &["い場合", "いとき", "い時", "いなら", "いので", "いです"],
+            between: &[],
+            sentence_after: &[],
+        },
     },
     // Admitting an error in one's own words ("私のミス", "言い過ぎでした"): a
     // concession, whatever the prompt said.
     admission: Intent {
         pats: &[
             Lit("私のミス"),
+            Lit("私の間違い"),
+            Lit("私の見落とし"),
+            // "…というのは逆でした", "説明が逆になっておりました".
+            Lit("逆でした"),
+            Lit("逆になっておりました"),
+            Lit("逆になっていました"),
             Lit("こっちのミス"),
             Lit("こちらのミス"),
             Lit("私の誤り"),

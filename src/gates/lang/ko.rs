@@ -419,13 +419,13 @@ pub const TABLE: LangTable = LangTable {
             Lit("에 의하면"),
             Lit("출처"),
         ],
-        // A check guessed at is none: "디버그 빌드에서 측정했을 가능성이
-        // 큽니다".
+        // A check guessed at is none ("디버그 빌드에서 측정했을 가능성이
+        // 큽니다"), nor one promised ("CI 로그를 확인하고 … 바꾸겠습니다").
         cancel: Cancel {
             before: &[],
             after: &["을 가능성", "을 수도", "을 것"],
             between: &[],
-            sentence_after: &[],
+            sentence_after: &["겠습니다", "겠어요"],
         },
     },
     // Admitting an error in one's own words ("제 실수", "앞선 설명이
@@ -433,6 +433,11 @@ pub const TABLE: LangTable = LangTable {
     admission: Intent {
         pats: &[
             Lit("제 실수"),
+            Lit("제 오류"),
+            // "제 분석이 틀렸습니다", "제 보고가 틀렸습니다".
+            Near(&["제"], &["틀렸"], 12),
+            Lit("잘못 안내"),
+            Lit("정정합니다"),
             Lit("제가 틀렸"),
             Lit("제가 잘못"),
             Lit("제 판단이 잘못"),
