@@ -719,9 +719,7 @@ impl PlainAudits {
         {
             return Some(words.keyword(m).to_string());
         }
-        if let Some(c) =
-            s.chars().find(|c| c.is_ascii_digit() || ('０'..='９').contains(c))
-        {
+        if let Some(c) = number_in(s) {
             return Some(c.to_string());
         }
         if s.contains('`') {
@@ -824,6 +822,22 @@ impl PlainWords for PlainAudits {
             .or_else(|| counted(s))
             .or_else(|| quoted(s))
     }
+}
+
+/// The first digit of `s` that is not a list item's number ("3. Remaining
+/// risk", "2) 検証"): a numbered report's outline names nothing.
+fn number_in(s: &str) -> Option<char> {
+    let is_digit = |c: char| c.is_ascii_digit() || ('０'..='９').contains(&c);
+    s.split('\n').find_map(|line| {
+        let body = line.trim_start();
+        let digits = body.len() - body.trim_start_matches(is_digit).len();
+        let rest = &body[digits..];
+        let enumerator = digits > 0
+            && digits <= 6
+            && (rest.starts_with(". ") || rest.starts_with(") "));
+        let body = if enumerator { &rest[2..] } else { body };
+        body.chars().find(|&c| is_digit(c))
+    })
 }
 
 /// A message quoted in `s`, as a text quotes what a screen showed
