@@ -147,11 +147,12 @@ impl AuditMatcher {
         self.markers.get()
     }
 
-    /// Whether `text` names a specific referent, as a plain-language
-    /// audit must: a number, an identifier or code span, a file path, a
-    /// command, an acronym, or a named failure mode.
+    /// Whether `text` names a specific referent, as the hollow gate reads
+    /// one: a number, an identifier or code span, a file path, a command,
+    /// an acronym, or a named failure mode, but not a mere kind of check
+    /// ("error handling", "edge cases").
     pub fn has_referent(&self, text: &str) -> bool {
-        self.plain.strict_referent(text).is_some()
+        self.plain.specific_referent(text).is_some()
     }
 
     /// Judge a final text.

@@ -93,6 +93,7 @@ pub(crate) struct PlainAudits {
     kinds: Vec<LeadKind>,
     heading_ends: Vec<&'static str>,
     referents: LazyKeywords,
+    categories: LazyKeywords,
     negations_before: Vec<&'static str>,
     negations_after: Vec<&'static str>,
     empty: Vec<&'static str>,
@@ -171,6 +172,15 @@ impl PlainAudits {
             )?,
             heading_ends: collect(|t| t.plain.heading_ends).collect(),
             referents: LazyKeywords::new(referents, dfa)?,
+            categories: LazyKeywords::new(
+                longest_first(
+                    collect(|t| t.plain.categories)
+                        .map(Cow::Borrowed)
+                        .collect(),
+                    |w| w.len(),
+                ),
+                dfa,
+            )?,
             negations_before: collect(|t| t.plain.negations_before).collect(),
             negations_after: collect(|t| t.plain.negations_after).collect(),
             empty: collect(|t| t.plain.empty).collect(),
@@ -706,6 +716,25 @@ impl PlainAudits {
         let after = after.to_ascii_lowercase();
         negated_before
             || self.negations_after.iter().any(|n| after.starts_with(n))
+    }
+
+    /// [`PlainAudits::strict_referent`], with the kinds of check left out
+    /// ("error handling", "동시성"): what the hollow gate counts as
+    /// specific.
+    pub(crate) fn specific_referent(&self, s: &str) -> Option<String> {
+        let categories = self.categories.get();
+        if categories.find_iter(s).next().is_none() {
+            return self.strict_referent(s);
+        }
+        let mut left = String::with_capacity(s.len());
+        let mut last = 0;
+        for m in categories.find_iter(s) {
+            left.push_str(&s[last..m.start()]);
+            left.push(' ');
+            last = m.end();
+        }
+        left.push_str(&s[last..]);
+        self.strict_referent(&left)
     }
 
     /// A referent in `s` as the first seed's contract reads one, for the

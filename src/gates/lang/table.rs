@@ -119,6 +119,11 @@ pub struct PlainTable {
     /// Named failure modes, each a specific referent ("race", "競合",
     /// "경쟁").
     pub failure_modes: &'static [&'static str],
+    /// Kinds of check, not things checked ("error handling", "edge cases",
+    /// "동시성"): a marker audit that lists only these ("Audit: reviewed
+    /// error handling, edge cases and concurrency; all good") names
+    /// nothing, so they are no referent to the hollow gate.
+    pub categories: &'static [&'static str],
     /// Products, platforms and days a check was made on, as the language
     /// spells them ("크롬", "アウトルック", "土曜"): a named thing, as a
     /// capitalised name is in English ("Outlook", "Saturday"), so each is
