@@ -276,9 +276,9 @@ fn score(
 /// 0.917, ownership 0.985 / 0.981, reverify 0.993 / 0.950).
 const FLOORS: &[(Gate, f64, f64)] = &[
     (Gate::Audit, 0.975, 0.985),
-    (Gate::Hollow, 0.96, 0.91),
+    (Gate::Hollow, 0.965, 0.92),
     (Gate::Ownership, 0.98, 0.975),
-    (Gate::Reverify, 0.99, 0.945),
+    (Gate::Reverify, 0.99, 0.955),
 ];
 
 #[test]
