@@ -33,7 +33,9 @@ def own_processes(marker: str) -> list:
 
 
 def run_engine(script: str, tmp_path: Path, timeout: int) -> dict:
-    env = dict(os.environ, TMPDIR=str(tmp_path), RAY_TMPDIR=str(tmp_path))
+    # Spark's Python workers run PYSPARK_PYTHON, else the `python3` on the
+    # PATH, which need not be this environment's.
+    env = dict(os.environ, TMPDIR=str(tmp_path), RAY_TMPDIR=str(tmp_path), PYSPARK_PYTHON=sys.executable)
     proc = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(script)],
         stdout=subprocess.PIPE,
