@@ -23,15 +23,12 @@ use pyo3::exceptions::{PyFileNotFoundError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use stopgate::archive::arrow::{
-    file_schema, turn_schema, FileBatches, TurnBatches,
+    file_schema, turn_schema, FileBatches, TurnBatches, BATCH_ROWS,
 };
-use stopgate::archive::{self, FileReport, ScanOptions};
+use stopgate::archive::{self, Candidate, FileReport, ScanOptions};
 use stopgate::config::Config;
 use stopgate::judge::Judge;
 use stopgate::ErrorKind;
-
-/// Rows are cut into batches of about this many.
-const BATCH_ROWS: usize = 8192;
 
 /// One table of a scan's rows, ready to be taken once through
 /// `__arrow_c_stream__`.
@@ -114,6 +111,39 @@ impl Gather {
         }
     }
 
+    /// Scan `files` on `threads` threads, in their order.
+    fn scan<I>(
+        &mut self,
+        files: I,
+        judge: &Judge,
+        threads: usize,
+    ) -> PyResult<()>
+    where
+        I: IntoIterator<Item = Candidate>,
+        I::IntoIter: Send,
+    {
+        let options = ScanOptions::default();
+        let each = &mut |report: &mut FileReport| self.add(report);
+        archive::scan_files_each(
+            files,
+            judge,
+            &options,
+            threads,
+            &|_| {},
+            each,
+        )
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    /// A row of the files table for an entry the walk could not read
+    /// (a folder without permission, a FIFO named as a path): its `file`
+    /// is empty and its `error` the message, which names the entry.
+    fn add_walk_error(&mut self, message: &str) {
+        let mut report = FileReport::default();
+        report.error = Some(message.to_string());
+        self.files.push(&report);
+    }
+
     fn finish(mut self) -> Tables {
         if !self.turns.is_empty() {
             self.out.turns.push(self.turns.finish());
@@ -129,9 +159,15 @@ impl Gather {
 /// defaults.
 fn judge(config: Option<&Path>) -> PyResult<Judge> {
     let config = match config {
-        Some(path) => Config::from_file(path).map_err(|e| {
-            PyValueError::new_err(format!("{}: {e}", path.display()))
-        })?,
+        Some(path) if !path.exists() => {
+            return Err(PyFileNotFoundError::new_err(format!(
+                "{}: no such config file",
+                path.display()
+            )))
+        }
+        // The error names the file, its line and its column.
+        Some(path) => Config::from_file(path)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?,
         None => Config::default(),
     };
     Judge::for_bulk(&config).map_err(|e| PyValueError::new_err(e.to_string()))
@@ -145,40 +181,42 @@ fn into_py(tables: Tables, py: Python<'_>) -> PyResult<(Py<Rows>, Py<Rows>)> {
 
 /// Scan the `*.jsonl` files under `paths` (files or folders, subagent
 /// files folded into the turns that launched them, as `stopgate scan`
-/// does) on `threads` threads. Returns the turns and the files, each an
-/// object with `__arrow_c_stream__`.
+/// does) on `threads` threads. With `listed`, `paths` are files as
+/// [`list_files`] gave them, scanned as they are without a walk: one that
+/// has gone since is a row of the files table with its error, not an
+/// exception, so that one vanished file does not fail a distributed job.
+/// Returns the turns and the files, each an object with
+/// `__arrow_c_stream__`; both are built whole before they are returned.
 #[pyfunction]
-#[pyo3(signature = (paths, *, config = None, threads = None, all_turns = true))]
+#[pyo3(signature = (paths, *, config = None, threads = None, all_turns = true, listed = false))]
 fn scan_paths(
     py: Python<'_>,
     paths: Vec<PathBuf>,
     config: Option<PathBuf>,
     threads: Option<usize>,
     all_turns: bool,
+    listed: bool,
 ) -> PyResult<(Py<Rows>, Py<Rows>)> {
     let judge = judge(config.as_deref())?;
     let threads = threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     });
     let tables = py.detach(|| -> PyResult<Tables> {
-        let walk =
-            archive::Walk::new(&paths, None).map_err(|e| match e.kind() {
-                ErrorKind::MissingPath => {
-                    PyFileNotFoundError::new_err(e.to_string())
-                }
-                _ => PyRuntimeError::new_err(e.to_string()),
-            })?;
         let mut gather = Gather::new(all_turns);
-        let options = ScanOptions::default();
-        archive::scan_files_each(
-            walk,
-            &judge,
-            &options,
-            threads,
-            &|_| {},
-            &mut |report| gather.add(report),
-        )
-        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        if listed {
+            let files = paths.into_iter().map(|p| {
+                let len = std::fs::metadata(&p).map_or(0, |m| m.len());
+                Candidate::new(p, len)
+            });
+            gather.scan(files, &judge, threads)?;
+        } else {
+            let mut walk =
+                archive::Walk::new(&paths, None).map_err(missing)?;
+            gather.scan(walk.by_ref(), &judge, threads)?;
+            for e in walk.errors() {
+                gather.add_walk_error(e);
+            }
+        }
         Ok(gather.finish())
     })?;
     into_py(tables, py)
@@ -208,18 +246,20 @@ fn scan_bytes(
 }
 
 /// The `*.jsonl` files under `paths`, as the scan walks them: in path
-/// order, directory symlinks not followed, each with its size in bytes.
-/// The engines' adapters group them into partitions by size.
+/// order, directory symlinks not followed, each with its size in bytes;
+/// and the entries the walk could not read, with why. The engines'
+/// adapters group the files into partitions by size.
 #[pyfunction]
-fn list_files(
-    py: Python<'_>,
-    paths: Vec<PathBuf>,
-) -> PyResult<Vec<(PathBuf, u64)>> {
+fn list_files(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Listed> {
     py.detach(|| {
-        let walk = archive::Walk::new(&paths, None).map_err(missing)?;
-        Ok(walk.map(|c| (c.path, c.len)).collect())
+        let mut walk = archive::Walk::new(&paths, None).map_err(missing)?;
+        let files = walk.by_ref().map(|c| (c.path, c.len)).collect();
+        Ok((files, walk.errors().to_vec()))
     })
 }
+
+/// What [`list_files`] gives: the files with their sizes, and the errors.
+type Listed = (Vec<(PathBuf, u64)>, Vec<String>);
 
 /// A path that does not exist is Python's `FileNotFoundError`.
 fn missing(e: stopgate::Error) -> PyErr {

@@ -18,6 +18,7 @@ Hand engines paths, never file contents: ``stopgate.spark`` and
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
@@ -62,23 +63,30 @@ def scan(
     config: Optional[PathLike] = None,
     threads: Optional[int] = None,
     all_turns: bool = True,
+    listed: bool = False,
 ) -> Scan:
     """Scan the ``*.jsonl`` files under ``paths`` (files or folders).
 
     ``config`` is a ``stopgate.toml`` (default: the built-in gates);
     ``threads`` defaults to the number of cores; with ``all_turns=False``
     only turns with findings are kept, as ``stopgate scan --format jsonl``.
-    The GIL is released while the files are scanned.
+    With ``listed=True``, ``paths`` are files as ``list_files`` gave them,
+    scanned as they are: one that has gone since is a row of ``files``
+    with its error, not an exception (the engines' adapters scan so). The
+    GIL is released while the files are scanned; both tables are built
+    whole, in memory.
 
-    Raises ``FileNotFoundError`` when a path does not exist, ``ValueError``
-    when the config is not valid. A file that cannot be read is not an
-    error: its row in ``files`` says why.
+    Raises ``FileNotFoundError`` when a path (or the config) does not
+    exist, ``ValueError`` when the config is not valid. A file that cannot
+    be read is not an error: its row in ``files`` says why, and so does a
+    row with an empty ``file`` for a folder the walk could not read.
     """
     turns, files = _stopgate.scan_paths(
         _paths(paths),
         config=None if config is None else os.fspath(config),
         threads=threads,
         all_turns=all_turns,
+        listed=listed,
     )
     return Scan(_table(turns), _table(files))
 
@@ -90,7 +98,9 @@ def scan_paths(
     threads: Optional[int] = None,
 ) -> pa.RecordBatchReader:
     """Every turn under ``paths``, as ``stopgate scan --all-turns``: a
-    ``pyarrow.RecordBatchReader`` of ``TURN_SCHEMA``. See ``scan``."""
+    ``pyarrow.RecordBatchReader`` of ``TURN_SCHEMA``, over batches built
+    whole before it is returned (scan an archive in groups of files, as
+    the engines' adapters do, to bound memory). See ``scan``."""
     turns, _ = _stopgate.scan_paths(
         _paths(paths),
         config=None if config is None else os.fspath(config),
@@ -105,13 +115,17 @@ def scan_bytes(
     data: bytes,
     *,
     config: Optional[PathLike] = None,
+    all_turns: bool = True,
 ) -> Scan:
     """Scan one transcript held in memory. ``name`` stands for its path: it
-    names the rows and decides the session (``<session>.jsonl``)."""
+    names the rows and decides the session (``<session>.jsonl``). The
+    subagents it launched are looked for on disk beside ``name``, as for a
+    file; none are found when ``name`` is no real path."""
     turns, files = _stopgate.scan_bytes(
         os.fspath(name),
         bytes(data),
         config=None if config is None else os.fspath(config),
+        all_turns=all_turns,
     )
     return Scan(_table(turns), _table(files))
 
@@ -120,8 +134,13 @@ def list_files(paths: Union[PathLike, Iterable[PathLike]]) -> List[Tuple[str, in
     """The ``*.jsonl`` files under ``paths`` as the scan walks them (in path
     order, directory symlinks not followed), each with its size in bytes.
 
-    Raises ``FileNotFoundError`` when a path does not exist."""
-    return [(os.fspath(p), n) for p, n in _stopgate.list_files(_paths(paths))]
+    Raises ``FileNotFoundError`` when a path does not exist; an entry that
+    cannot be read (a folder without permission) is a ``RuntimeWarning``
+    naming it, and is left out."""
+    files, errors = _stopgate.list_files(_paths(paths))
+    for error in errors:
+        warnings.warn(f"stopgate: not scanned: {error}", RuntimeWarning, stacklevel=2)
+    return [(os.fspath(p), n) for p, n in files]
 
 
 def group_by_bytes(

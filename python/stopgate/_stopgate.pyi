@@ -16,6 +16,7 @@ def scan_paths(
     config: Optional[str] = None,
     threads: Optional[int] = None,
     all_turns: bool = True,
+    listed: bool = False,
 ) -> Tuple[Rows, Rows]:
     """The turns and the files of a scan of ``paths``."""
 
@@ -28,5 +29,6 @@ def scan_bytes(
 ) -> Tuple[Rows, Rows]:
     """The turns and the file's row of a transcript held in memory."""
 
-def list_files(paths: List[str]) -> List[Tuple[str, int]]:
-    """The ``*.jsonl`` files under ``paths``, in path order, with their sizes."""
+def list_files(paths: List[str]) -> Tuple[List[Tuple[str, int]], List[str]]:
+    """The ``*.jsonl`` files under ``paths``, in path order, with their sizes;
+    and the entries that could not be read, with why."""

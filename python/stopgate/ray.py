@@ -7,11 +7,14 @@
 The driver lists the files and cuts them into groups of about
 ``group_bytes``; each task scans its group itself (``map_batches`` with
 ``batch_format="pyarrow"``). Paths are handed over, never contents: no
-``read_binary_files``.
+``read_binary_files``. Relative paths are made absolute on the driver, and a
+file gone by the time its task runs is a row of the files table with its
+error.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Optional
 
 import pyarrow as pa
@@ -38,14 +41,17 @@ def read_paths(
     if table not in ("turns", "files"):
         raise ValueError(f"table must be 'turns' or 'files', not {table!r}")
     if isinstance(paths, str):
-        paths = [p for p in paths.split(",") if p]
+        paths = paths.split(",")
+    # Absolute on the driver: the workers run in folders of their own.
+    paths = [os.path.abspath(p.strip()) for p in paths if p.strip()]
+    config = os.path.abspath(config) if config else None
     groups = stopgate.group_by_bytes(stopgate.list_files(paths), group_bytes)
     schema = stopgate.TURN_SCHEMA if table == "turns" else stopgate.FILE_SCHEMA
     items = ray.data.from_items([{"paths": g} for g in groups], override_num_blocks=max(1, len(groups)))
 
     def scan_batch(batch: pa.Table) -> pa.Table:
         tables = [
-            getattr(stopgate.scan(group, config=config, threads=threads, all_turns=all_turns), table)
+            getattr(stopgate.scan(group, config=config, threads=threads, all_turns=all_turns, listed=True), table)
             for group in batch.column("paths").to_pylist()
         ]
         return pa.concat_tables(tables) if tables else schema.empty_table()

@@ -21,7 +21,13 @@ and yields Arrow record batches. File contents never pass through the engine.
 Options: ``paths`` (required), ``table`` (``turns``, the default, or
 ``files``), ``allTurns`` (``true``, the default: every turn; ``false``: only
 turns with findings), ``config`` (a ``stopgate.toml`` readable by every
-task), ``partitionBytes``, ``threads`` (per task, default 1).
+task), ``partitionBytes``, ``threads`` (per task, default 1). Relative paths
+are made absolute on the driver. A file that has gone by the time its task
+runs is a row of the files table with its error; a folder the driver cannot
+read is a warning on the driver.
+
+The Python workers must import ``stopgate``: install the wheel on every node,
+and point ``PYSPARK_PYTHON`` at that environment's interpreter.
 
 Spark 3.x has no Python data sources: ``scan_with_map_in_arrow(spark, paths)``
 does the same with ``mapInArrow``.
@@ -29,6 +35,7 @@ does the same with ``mapInArrow``.
 
 from __future__ import annotations
 
+import os
 from typing import Iterator, List
 
 import pyarrow as pa
@@ -54,11 +61,15 @@ def _arrow_schema(table: str) -> pa.Schema:
 
 
 def _split(paths: str) -> List[str]:
-    return [p.strip() for p in paths.split(",") if p.strip()]
+    """A comma-separated list of paths, made absolute on the driver: the
+    executors run in folders of their own."""
+    return [os.path.abspath(p.strip()) for p in paths.split(",") if p.strip()]
 
 
 def _scan_group(paths: List[str], table: str, all_turns: bool, config, threads: int) -> Iterator[pa.RecordBatch]:
-    scan = stopgate.scan(paths, config=config, threads=threads, all_turns=all_turns)
+    # Listed: a file gone since the driver listed it is a row with its
+    # error, not a failed task.
+    scan = stopgate.scan(paths, config=config, threads=threads, all_turns=all_turns, listed=True)
     yield from getattr(scan, table).to_batches()
 
 
@@ -82,7 +93,8 @@ if DataSource is not None:
             self.table = options.get("table", "turns")
             _arrow_schema(self.table)
             self.all_turns = options.get("allTurns", "true").lower() != "false"
-            self.config = options.get("config")
+            config = options.get("config")
+            self.config = os.path.abspath(config) if config else None
             self.partition_bytes = int(options.get("partitionBytes", 128 << 20))
             self.threads = int(options.get("threads", 1))
 
@@ -137,8 +149,8 @@ def scan_with_map_in_arrow(
     per partition, scanned with ``mapInArrow``. Paths are handed over, never
     contents."""
     _arrow_schema(table)
-    if isinstance(paths, str):
-        paths = _split(paths)
+    paths = _split(paths) if isinstance(paths, str) else [os.path.abspath(p) for p in paths]
+    config = os.path.abspath(config) if config else None
     groups = stopgate.group_by_bytes(stopgate.list_files(paths), partition_bytes)
     groups_df = spark.createDataFrame([(g,) for g in groups], "paths array<string>")
     groups_df = groups_df.repartition(max(1, len(groups)))

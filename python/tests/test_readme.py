@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from test_engines import has_java, importable, need
 from test_rows import REPO, cli
 
 SECTION = "## Scanning a fleet"
@@ -50,9 +50,9 @@ def totals(tmp_path: Path) -> tuple:
 
 @pytest.mark.parametrize("engine", ["duckdb", "pyspark", "ray"])
 def test_an_example_prints_the_scans_totals(engine, tmp_path):
-    pytest.importorskip(engine)
-    if engine == "pyspark" and shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("no Java runtime: the Spark example needs one")
+    need(importable(engine), f"{engine} is not installed")
+    if engine == "pyspark":
+        need(has_java(), "no Java runtime: the Spark example needs one")
     block = next(b for b in examples() if engine.lower() in b.splitlines()[0].lower()
                  or (engine == "duckdb" and b.startswith("# DuckDB")))
     (tmp_path / "fixtures").symlink_to(REPO / "fixtures")
@@ -61,8 +61,8 @@ def test_an_example_prints_the_scans_totals(engine, tmp_path):
         argv = shlex.split(command.group(1))
         done = subprocess.run([str(cli()), *argv[1:], "--no-progress"], cwd=tmp_path,
                               capture_output=True, text=True)
-        if done.returncode == 2 and "features parquet" in done.stderr:
-            pytest.skip("this stopgate was built without the parquet feature")
+        need(not (done.returncode == 2 and "features parquet" in done.stderr),
+             "this stopgate was built without the parquet feature")
         assert done.returncode == 0, done.stderr
     env = dict(os.environ, RAY_TMPDIR="/tmp", PYSPARK_PYTHON=sys.executable)
     ran = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True,

@@ -163,6 +163,8 @@ def parquet(tmp_path: Path):
         timeout=120,
     )
     if result.returncode == 2 and "features parquet" in result.stderr:
+        if os.environ.get("STOPGATE_REQUIRE_ENGINES"):
+            pytest.fail("this stopgate was built without the parquet feature")
         pytest.skip("this stopgate was built without the parquet feature")
     assert result.returncode == 0, result.stderr
     return turns, files
@@ -209,7 +211,46 @@ def test_no_rows_still_writes_a_parquet_file(tmp_path):
         timeout=60,
     )
     if result.returncode == 2 and "features parquet" in result.stderr:
+        if os.environ.get("STOPGATE_REQUIRE_ENGINES"):
+            pytest.fail("this stopgate was built without the parquet feature")
         pytest.skip("this stopgate was built without the parquet feature")
     assert result.returncode == 0, result.stderr
     table = pq.read_table(out)
     assert (table.num_rows, table.schema) == (0, stopgate.TURN_SCHEMA)
+
+
+def test_a_listed_file_gone_since_is_a_row_with_its_error(tmp_path):
+    gone = tmp_path / "gone.jsonl"
+    here = FIXTURES / "gate_findings.jsonl"
+    scan = stopgate.scan([str(here), str(gone)], listed=True)
+    files = scan.files.to_pylist()
+    assert [f["file"] for f in files] == [str(here), str(gone)]
+    assert files[0]["error"] is None and files[1]["error"]
+    assert scan.turns.num_rows == stopgate.scan(here).turns.num_rows
+    # Unlisted, a missing path is the caller's mistake.
+    with pytest.raises(FileNotFoundError):
+        stopgate.scan([str(here), str(gone)])
+
+
+def test_a_missing_config_is_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope.toml"):
+        stopgate.scan(FIXTURES, config=tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[audit\n")
+    with pytest.raises(ValueError, match="bad.toml"):
+        stopgate.scan(FIXTURES, config=bad)
+
+
+def test_parquet_refuses_one_file_for_both_tables_and_a_folder(tmp_path):
+    out = tmp_path / "x.parquet"
+    for extra in (["--output", str(out), "--files-output", str(tmp_path / "." / "x.parquet")],
+                  ["--output", str(tmp_path)]):
+        result = subprocess.run(
+            [str(cli()), "scan", "--no-progress", "--format", "parquet", *extra, str(FIXTURES)],
+            cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        )
+        if "features parquet" in result.stderr and not os.environ.get("STOPGATE_REQUIRE_ENGINES"):
+            pytest.skip("this stopgate was built without the parquet feature")
+        assert result.returncode == 2, result.stderr
+        assert "same file" in result.stderr or "is a folder" in result.stderr, result.stderr
+    assert not out.exists()

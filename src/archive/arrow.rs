@@ -53,6 +53,11 @@ use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 
 use super::scan::{Evidence, FileReport, TurnReport};
 
+/// How many rows a batch holds, for those who cut batches as rows gather
+/// (`scan --format parquet`, the Python package): large enough that a
+/// batch's fixed costs vanish, small enough that one is a few MB.
+pub const BATCH_ROWS: usize = 8192;
+
 /// The schema of the turns table, in column order:
 ///
 /// | column | type | |

@@ -406,8 +406,10 @@ pub fn scan_reader<R: Read>(
 
 /// Scan a transcript held in memory; `name` names it in the report and
 /// decides its session, and its entrypoint is read from its head, as
-/// [`scan_file`] reads a file's. A subagent's file (by its name) is read
-/// alone: there is no parent file to fold it into.
+/// [`scan_file`] reads a file's. The subagents it launched are looked for
+/// on disk beside `name`, as a file's are (none is found when `name` is
+/// no real path), and a subagent's own file (by its name) is judged as a
+/// session of its own.
 pub fn scan_bytes(
     name: &Path,
     data: &[u8],

@@ -15,6 +15,15 @@ pub struct Candidate {
     pub len: u64,
 }
 
+impl Candidate {
+    /// A file to scan, listed by other means than a [`Walk`] (a list made
+    /// on another machine, say): its size as listed, 0 if unknown. A file
+    /// that has gone by the time it is scanned is a report with its error.
+    pub fn new(path: PathBuf, len: u64) -> Candidate {
+        Candidate { path, len }
+    }
+}
+
 /// What walking the paths found: see [`walk`].
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]

@@ -1,8 +1,8 @@
 //! `stopgate scan --format parquet`: the scan's rows as a Parquet file.
 //!
 //! The rows are `stopgate::archive::arrow`'s, written with zstd as each
-//! few thousand gather, so a scan's memory stays that of a batch whatever
-//! the archive's size. Each file is written beside its destination under
+//! few thousand gather, in row groups of a bounded size, so a scan's
+//! memory stays that of a row group whatever the archive's size. Each file is written beside its destination under
 //! a temporary name and renamed into place at the end: a scan that stops
 //! half-way leaves no Parquet file without its footer behind.
 
@@ -15,12 +15,13 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use stopgate::archive::arrow::{
-    file_schema, turn_schema, FileBatches, TurnBatches,
+    file_schema, turn_schema, FileBatches, TurnBatches, BATCH_ROWS,
 };
 use stopgate::archive::FileReport;
 
-/// Rows are written once this many have gathered.
-const BATCH_ROWS: usize = 8192;
+/// Rows per row group: the writer holds a row group's pages until it is
+/// full, so this, not the archive, bounds what a scan holds.
+const ROW_GROUP_ROWS: usize = 8 * BATCH_ROWS;
 
 /// The turns table, and the files table when one is asked for.
 pub struct ParquetSink {
@@ -122,6 +123,7 @@ impl<R: Rows> Table<R> {
             .map_err(|e| with_path(e, path))?;
         let props = WriterProperties::builder()
             .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
             .build();
         let writer = ArrowWriter::try_new(temp, R::schema(), Some(props))
             .map_err(|e| with_path(io::Error::other(e), path))?;
@@ -150,7 +152,7 @@ impl<R: Rows> Table<R> {
             .writer
             .into_inner()
             .map_err(|e| with_path(io::Error::other(e), &self.path))?;
-        temp.as_file().sync_all()?;
+        temp.as_file().sync_all().map_err(|e| with_path(e, &self.path))?;
         let _: File = temp
             .persist(&self.path)
             .map_err(|e| with_path(e.error, &self.path))?;

@@ -275,6 +275,23 @@ fn check_format_flags(args: &Args) -> Result<(), String> {
     if parquet && args.output.is_none() {
         return Err("--format parquet writes a file: add --output FILE".into());
     }
+    if let Some(dir) = [&args.output, &args.files_output]
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_dir())
+    {
+        return Err(format!("{}: is a folder, not a file", dir.display()));
+    }
+    let absolute = |p: &Option<PathBuf>| {
+        p.as_deref().map(|p| std::path::absolute(p).unwrap_or(p.into()))
+    };
+    if args.output.is_some()
+        && absolute(&args.output) == absolute(&args.files_output)
+    {
+        return Err("--output and --files-output name the same file: the \
+                    files table would replace the turns"
+            .into());
+    }
     if !parquet && (args.output.is_some() || args.files_output.is_some()) {
         return Err("--output and --files-output are for --format parquet; \
                     the other formats write to standard output"
