@@ -11,9 +11,9 @@
 # ../shared/corpus (run it first). The package is built with maturin
 # (--release) into a virtual environment under target/stopgate-bench/py,
 # with pyspark, ray, pandas and pyarrow; Spark needs a Java runtime. Every
-# engine counts every turn (`--all-turns`), so each checks the others'
-# row count. Prints each engine's median and its ratio to the CLI's, from
-# the same run.
+# engine counts every turn (`--all-turns`), and all must give one count.
+# Prints each engine's median and its ratio to the CLI's, from the same
+# run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ARCHIVE=${ARCHIVE:-$PWD/target/stopgate-bench/real-archive}

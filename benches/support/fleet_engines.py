@@ -65,6 +65,8 @@ try:
 finally:
     ray.shutdown()
 
+counts = {rows for _, _, rows in results}
+assert len(counts) == 1, f"the engines disagree on the row count: {results}"
 files = sum(1 for _ in stopgate.list_files(archive))
 size = sum(n for _, n in stopgate.list_files(archive))
 print(f"archive: {files} files, {size / 2**20:.0f} MiB; {runs} timed runs each, medians")
