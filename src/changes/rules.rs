@@ -212,16 +212,42 @@ fn clang_format_writes(args: &[Word<'_>]) -> bool {
 fn cargo_writes(args: &[Word<'_>]) -> bool {
     match args.first().map(|a| &**a) {
         Some("fmt") => not_check(&args[1..]),
-        Some("fix") => true,
+        // A dependency added, removed or upgraded: the manifest and the
+        // lock file.
+        Some("fix" | "add" | "remove" | "update") => true,
         Some("clippy") => fix_flag(&args[1..]),
         _ => false,
     }
 }
 
 fn go_writes(args: &[Word<'_>]) -> bool {
-    matches!(args.first().map(|a| &**a), Some("fmt" | "generate"))
+    matches!(args.first().map(|a| &**a), Some("fmt" | "generate" | "get"))
         || (args.first().is_some_and(|a| a == "mod")
             && args.get(1).is_some_and(|a| a == "tidy"))
+}
+
+/// npm adding, removing or upgrading a dependency writes `package.json`
+/// and its lock file (`npm install left-pad@1.3`); installing from the
+/// lock file (`npm ci`, a bare `npm install`) or a query (`npm ls`) does
+/// not.
+fn npm_writes(args: &[Word<'_>]) -> bool {
+    match args.first().map(|a| &**a) {
+        Some("install" | "i" | "add") => {
+            args[1..].iter().any(|a| !a.starts_with('-'))
+        }
+        Some("uninstall" | "remove" | "rm" | "un" | "update" | "up") => true,
+        _ => false,
+    }
+}
+
+/// yarn, pnpm, poetry and uv adding, removing or upgrading a dependency
+/// (`yarn add`, `pnpm remove`, `poetry update`, `uv lock`): the manifest
+/// and the lock file.
+fn package_writes(args: &[Word<'_>]) -> bool {
+    matches!(
+        args.first().map(|a| &**a),
+        Some("add" | "remove" | "upgrade" | "up" | "update" | "lock")
+    )
 }
 
 fn ruff_writes(args: &[Word<'_>]) -> bool {
@@ -264,6 +290,11 @@ const RULES: &[Rule] = &[
     Rule { name: "ruff", writes: ruff_writes },
     Rule { name: "clang-format", writes: clang_format_writes },
     Rule { name: "shfmt", writes: gofmt_writes },
+    Rule { name: "npm", writes: npm_writes },
+    Rule { name: "yarn", writes: package_writes },
+    Rule { name: "pnpm", writes: package_writes },
+    Rule { name: "poetry", writes: package_writes },
+    Rule { name: "uv", writes: package_writes },
 ];
 
 /// Commands that run the command that follows them.
@@ -488,6 +519,25 @@ mod tests {
         ("shfmt -w a.sh", Some("shfmt")),
         ("pytest -x", None),
         ("npm test", None),
+        // Dependencies added, removed or upgraded.
+        ("npm install jsonwebtoken@9.0.0", Some("npm")),
+        ("npm i -D vitest", Some("npm")),
+        ("npm uninstall left-pad", Some("npm")),
+        ("npm install", None),
+        ("npm ci", None),
+        ("npm ls react", None),
+        ("npm run build", None),
+        ("yarn add react@18", Some("yarn")),
+        ("yarn test", None),
+        ("pnpm remove lodash", Some("pnpm")),
+        ("pnpm install --frozen-lockfile", None),
+        ("poetry add requests", Some("poetry")),
+        ("poetry run pytest", None),
+        ("uv lock --upgrade-package httpx", Some("uv")),
+        ("uv run pytest", None),
+        ("cargo add serde --features derive", Some("cargo")),
+        ("cargo update -p tokio", Some("cargo")),
+        ("go get golang.org/x/sync@v0.7.0", Some("go")),
         // Wrappers, compound commands, nesting.
         ("sudo rm /tmp/x", Some("rm")),
         ("FOO=1 sed -i s/a/b/ f", Some("sed")),
