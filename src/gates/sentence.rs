@@ -177,7 +177,10 @@ fn in_double_quote(text: &str, i: usize) -> bool {
 /// not words it says. Each mark is looked for within [`QUOTE_WITHIN`]
 /// bytes either way, as for a sentence end.
 pub(crate) fn in_quotation(text: &str, i: usize) -> bool {
-    if in_kagi_quote(text, i) || in_double_quote(text, i) {
+    if in_kagi_quote(text, i)
+        || in_double_quote(text, i)
+        || opens_single_quote(text, i)
+    {
         return true;
     }
     let from = floor_boundary(text, i.saturating_sub(QUOTE_WITHIN));
@@ -197,6 +200,28 @@ pub(crate) fn in_quotation(text: &str, i: usize) -> bool {
                     .is_some_and(|c| ahead.find(open).is_none_or(|o| c < o))
         },
     )
+}
+
+/// Whether byte `i` of `text` opens a phrase set in ASCII single quotes
+/// ("the ticket said 'up to you' on timing"): a `'` just before it that
+/// opens (at the start, or after a space or a bracket), and one ahead on
+/// the line that closes (after a letter, before anything but a letter).
+/// An apostrophe ("don't", "you'd") opens nothing.
+fn opens_single_quote(text: &str, i: usize) -> bool {
+    let b = text.as_bytes();
+    let opens = i >= 1
+        && b[i - 1] == b'\''
+        && (i == 1 || matches!(b[i - 2], b' ' | b'\t' | b'\n' | b'(' | b'['));
+    if !opens {
+        return false;
+    }
+    let ahead = &b[i..b.len().min(i + QUOTE_WITHIN)];
+    let ahead = &ahead[..memchr::memchr(b'\n', ahead).unwrap_or(ahead.len())];
+    (1..ahead.len()).any(|j| {
+        ahead[j] == b'\''
+            && ahead[j - 1] != b' '
+            && ahead.get(j + 1).is_none_or(|c| !c.is_ascii_alphanumeric())
+    })
 }
 
 /// The bytes of the line around byte `i` of `text`, at most

@@ -147,7 +147,13 @@ pub const TABLE: LangTable = LangTable {
             Lit("or leave them?"),
             Lit("or leave it?"),
             Near(
-                &["let me know if you want", "let me know whether"],
+                &[
+                    "let me know if you want",
+                    "let me know whether",
+                    "let me know if you'd rather",
+                    "tell me whether you want",
+                    "tell me whether you'd",
+                ],
                 &[" or "],
                 80,
             ),

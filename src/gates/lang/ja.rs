@@ -111,6 +111,11 @@ pub const TABLE: LangTable = LangTable {
             // An alternative put as a question ("このまま undo しますか？
             // それとも CI の push を待ちますか？").
             Near(&["それとも"], &["ますか", "でしょうか", "ましょうか"], 40),
+            // A choice put as "…するかどうか、ご指定ください" or "…入れるか、
+            // 進め方をお知らせいただければ".
+            Near(&["かどうか"], &["ご指定", "ご指示ください"], 12),
+            Lit("進め方をお知らせ"),
+            Lit("進め方をご指示"),
             Lit("判断をお願いします"),
             Lit("判断をお願いできますか"),
             Lit("選んでもらえれば"),
@@ -156,9 +161,10 @@ pub const TABLE: LangTable = LangTable {
         ],
         // "他にご希望があれば教えてください" closes finished work: it hands
         // no decision back.
+        // "どちらにするかをお選びいただく必要はありません" hands nothing back.
         cancel: Cancel {
             before: &["他に", "ほかに", "追加で"],
-            after: &[],
+            after: &["必要はありません", "必要はない"],
             between: &[],
             sentence_after: &[],
         },

@@ -72,6 +72,7 @@ pub const TABLE: LangTable = LangTable {
                     "의견 주시면",
                     "정해 주세요",
                     "정해 주시면",
+                    "정해 주십시오",
                     "골라 주세요",
                     "골라 주시면",
                 ],
