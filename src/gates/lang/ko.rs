@@ -145,7 +145,9 @@ pub const TABLE: LangTable = LangTable {
             Lit("원하시는 방향"),
             Lit("선택하시면"),
             Lit("결정하시면"),
-            Lit("정하시면"),
+            // A word of its own: "설정하시면 됩니다" (set it) hands nothing
+            // back.
+            Lit(" 정하시면"),
             // "원하시는 대로 할게요", "편한 걸로 말해줘", "판단 부탁드립니다";
             // not a report ("필터가 원하시는 대로 동작합니다").
             Lit("원하시는 대로 할게"),
