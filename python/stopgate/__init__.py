@@ -160,6 +160,16 @@ def group_by_bytes(
     return groups
 
 
+def _driver_paths(paths, config=None):
+    """``paths`` (a comma-separated string, or a list) and ``config``, made
+    absolute on the driver: an engine's workers run in folders of their
+    own. Used by the Spark and Ray adapters."""
+    if isinstance(paths, str):
+        paths = paths.split(",")
+    paths = [os.path.abspath(os.fspath(p).strip()) for p in paths if os.fspath(p).strip()]
+    return paths, (os.path.abspath(os.fspath(config)) if config else None)
+
+
 def _table(rows) -> pa.Table:
     return pa.RecordBatchReader.from_stream(rows).read_all()
 

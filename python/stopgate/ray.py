@@ -14,7 +14,6 @@ error.
 
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 import pyarrow as pa
@@ -40,11 +39,7 @@ def read_paths(
 
     if table not in ("turns", "files"):
         raise ValueError(f"table must be 'turns' or 'files', not {table!r}")
-    if isinstance(paths, str):
-        paths = paths.split(",")
-    # Absolute on the driver: the workers run in folders of their own.
-    paths = [os.path.abspath(p.strip()) for p in paths if p.strip()]
-    config = os.path.abspath(config) if config else None
+    paths, config = stopgate._driver_paths(paths, config)
     groups = stopgate.group_by_bytes(stopgate.list_files(paths), group_bytes)
     schema = stopgate.TURN_SCHEMA if table == "turns" else stopgate.FILE_SCHEMA
     items = ray.data.from_items([{"paths": g} for g in groups], override_num_blocks=max(1, len(groups)))

@@ -35,7 +35,6 @@ does the same with ``mapInArrow``.
 
 from __future__ import annotations
 
-import os
 from typing import Iterator, List
 
 import pyarrow as pa
@@ -60,12 +59,6 @@ def _arrow_schema(table: str) -> pa.Schema:
     raise ValueError(f"table must be 'turns' or 'files', not {table!r}")
 
 
-def _split(paths: str) -> List[str]:
-    """A comma-separated list of paths, made absolute on the driver: the
-    executors run in folders of their own."""
-    return [os.path.abspath(p.strip()) for p in paths.split(",") if p.strip()]
-
-
 def _scan_group(paths: List[str], table: str, all_turns: bool, config, threads: int) -> Iterator[pa.RecordBatch]:
     # Listed: a file gone since the driver listed it is a row with its
     # error, not a failed task.
@@ -87,14 +80,12 @@ if DataSource is not None:
 
     class _Reader(DataSourceReader):
         def __init__(self, options):
-            self.paths = _split(options.get("paths", ""))
+            self.paths, self.config = stopgate._driver_paths(options.get("paths", ""), options.get("config"))
             if not self.paths:
                 raise ValueError('the stopgate data source needs .option("paths", "a.jsonl,folder/")')
             self.table = options.get("table", "turns")
             _arrow_schema(self.table)
             self.all_turns = options.get("allTurns", "true").lower() != "false"
-            config = options.get("config")
-            self.config = os.path.abspath(config) if config else None
             self.partition_bytes = int(options.get("partitionBytes", 128 << 20))
             self.threads = int(options.get("threads", 1))
 
@@ -149,8 +140,7 @@ def scan_with_map_in_arrow(
     per partition, scanned with ``mapInArrow``. Paths are handed over, never
     contents."""
     _arrow_schema(table)
-    paths = _split(paths) if isinstance(paths, str) else [os.path.abspath(p) for p in paths]
-    config = os.path.abspath(config) if config else None
+    paths, config = stopgate._driver_paths(paths, config)
     groups = stopgate.group_by_bytes(stopgate.list_files(paths), partition_bytes)
     groups_df = spark.createDataFrame([(g,) for g in groups], "paths array<string>")
     groups_df = groups_df.repartition(max(1, len(groups)))
